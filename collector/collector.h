@@ -1,0 +1,359 @@
+/* collector.h - internal interfaces of the collector (libculprit.so).
+ *
+ * The collector is preloaded into the profiled program.  It samples every
+ * thread with a real-time signal, unwinds the interrupted stack, lets the
+ * unwind plugins turn it into a logical path, and adds the sample to the
+ * thread's calling-context tree.  When a thread, an exec'd image or the
+ * process ends, the trees and the load map go to the measurement directory.
+ *
+ * Reading order: process.c (lifecycle), thread.c (per-thread state),
+ * source.c (timers and counters), sample.c (the signal handler), unwind.c,
+ * cct.c (the trees), loadmap.c, writer.c, then the interposers
+ * (interpose_*.c, signals.c) and workers.c.
+ *
+ * Rules for everything here: nothing that runs in a signal handler may
+ * allocate, lock or use stdio (such functions say async-signal-safe); the
+ * collector never aborts the program; every symbol is hidden unless it is
+ * an interposed libc function (see libculprit.map).
+ */
+#ifndef CULPRIT_COLLECTOR_H
+#define CULPRIT_COLLECTOR_H
+
+#include <limits.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "event_spec.h"
+#include "mfile_format.h"
+#include "plugin.h"
+
+#define HIDDEN __attribute__((visibility("hidden")))
+#define EXPORT __attribute__((visibility("default")))
+
+/* ---- configuration (process.c) ---------------------------------------- */
+
+#define CULPRIT_MAX_DEPTH_LIMIT 512	/* the most frames a sample keeps */
+#define CULPRIT_DEFAULT_MAX_DEPTH CULPRIT_MAX_DEPTH_LIMIT
+#define CULPRIT_DEFAULT_MAX_NODES (1u << 20)
+
+struct culprit_config {
+	int active;			/* 1 when CULPRIT_OUTPUT names a directory */
+	char outdir[PATH_MAX];		/* measurement directory, absolute */
+	char preload[PATH_MAX];		/* this library, to keep in LD_PRELOAD */
+	char experiment[64];		/* id of the `culprit run` invocation */
+	struct event_spec events[EVENT_MAX];
+	int nevents;
+	int signo;			/* our real-time sample signal */
+	uint32_t max_depth;		/* frames kept per sample */
+	uint32_t max_nodes;		/* tree nodes per thread */
+};
+HIDDEN extern struct culprit_config culprit_config;
+
+/* ---- metric columns ----------------------------------------------------- */
+
+/* Each event has these columns in every thread's tree, in this order. */
+enum {
+	COL_SAMPLES = 0,	/* samples recorded */
+	COL_WORK = 1,		/* sum of the event's measured deltas */
+	COL_IDLENESS = 2,	/* work * n_idle / n_working, blamed here */
+	COLS_PER_EVENT = 3
+};
+HIDDEN extern const char *const culprit_column_names[COLS_PER_EVENT];
+#define NCOLUMNS (culprit_config.nevents * COLS_PER_EVENT)
+
+/* ---- the process image (process.c) ------------------------------------ */
+
+struct culprit_process {
+	uint64_t nonce;			/* names this image in its thread files */
+	pid_t pid, ppid;
+	uint32_t generation;		/* exec count within this pid */
+	int32_t mpi_rank;
+	char rank_source[32];
+	uint64_t start_realtime_ns, start_monotonic_ns;
+	atomic_int finishing;		/* finish has begun for this generation */
+	int exit_status;		/* from exit(); -1 unknown */
+	uintptr_t text_start, text_end;	/* our own code, whose samples are dropped */
+	uintptr_t entry;		/* the program's entry point (AT_ENTRY) */
+	char argv[8192];		/* NUL-separated, from /proc/self/cmdline */
+	size_t argv_len;
+	char cwd[PATH_MAX];
+	char exe[PATH_MAX];
+	char host[256];
+	atomic_uint thread_seq;		/* next thread's sequence number */
+	atomic_uint threads_measured;
+};
+HIDDEN extern struct culprit_process culprit_process;
+
+/* Ends this process image: stops sampling in every thread and writes every
+ * thread's file and the process file.  Runs once per generation; later
+ * calls return at once.  async-signal-safe (fatal signals call it). */
+HIDDEN void culprit_process_finish(uint32_t reason, int status);
+/* exec support: finish before the exec, start a new generation if it fails. */
+HIDDEN void culprit_process_before_exec(void);
+HIDDEN void culprit_process_after_failed_exec(void);
+/* Nonzero in the process that initialised the collector (not a vfork child). */
+HIDDEN int culprit_process_is_self(void);
+/* Records the status passed to exit(). */
+HIDDEN void culprit_process_note_exit(int status);
+
+/* ---- the calling-context tree (cct.c) ---------------------------------- */
+
+#define CCT_NONE 0xffffffffu
+
+struct cct_node {
+	uint32_t parent;	/* CCT_NONE for the root */
+	uint8_t kind;		/* enum mfile_node_kind */
+	uint8_t flags;		/* MFILE_NODE_* */
+	uint16_t reserved;
+	uint32_t module;
+	uint32_t reserved2;
+	uint64_t key;
+	double metric[];	/* NCOLUMNS values, exclusive */
+};
+
+struct cct {
+	unsigned char *nodes;	/* node i at nodes + i * node_size (mmap) */
+	size_t node_size;
+	uint32_t count;		/* nodes in use; node 0 is the root */
+	uint32_t capacity;	/* nodes mapped */
+	uint32_t limit;		/* most nodes allowed */
+	uint32_t *table;	/* open-addressing hash: node ids, 0 = empty */
+	uint32_t table_mask;
+	uint32_t ncolumns;
+	int limit_hit;		/* a sample was dropped for want of nodes */
+};
+
+/* Maps an empty tree with NCOLUMNS metrics per node.  Returns 0 or -1.
+ * Not for signal handlers (it may be; mmap is safe, but callers should
+ * not need it there). */
+HIDDEN int cct_init(struct cct *c, uint32_t ncolumns, uint32_t limit);
+HIDDEN void cct_destroy(struct cct *c);
+/* Finds or adds the child of PARENT with this identity.  Returns its id,
+ * or CCT_NONE when the tree is at its limit or memory cannot be mapped.
+ * async-signal-safe. */
+HIDDEN uint32_t cct_child(struct cct *c, uint32_t parent, uint8_t kind,
+			  uint8_t flags, uint32_t module, uint64_t key);
+static inline struct cct_node *cct_node(const struct cct *c, uint32_t id)
+{
+	return (struct cct_node *)(c->nodes + (size_t)id * c->node_size);
+}
+
+/* ---- sample sources (source.c) ----------------------------------------- */
+
+struct perf_event_mmap_page;
+
+struct sample_source {
+	int kind;			/* enum mfile_event_source; 0 = not open */
+	int fd;				/* perf_event fd, -1 if none */
+	uint64_t perf_id;		/* kernel id of the event, to recognise fd */
+	struct perf_event_mmap_page *ring;	/* perf ring, or NULL (use read) */
+	size_t ring_size;		/* bytes mapped, header page included */
+	timer_t timer;			/* POSIX timer */
+	int timer_armed;
+	uint64_t last;			/* counter or clock value at the last sample */
+};
+
+/* Opens event EV for the calling thread (TID) and starts it.  Returns 0,
+ * or -1 with errno set.  Not async-signal-safe. */
+HIDDEN int source_open(struct sample_source *s, const struct event_spec *ev,
+		       int index, pid_t tid);
+/* Stops S; callable from any thread of the process.  async-signal-safe. */
+HIDDEN void source_stop(struct sample_source *s);
+/* Releases S after source_stop.  async-signal-safe. */
+HIDDEN void source_close(struct sample_source *s);
+/* In a fork child: drops S without touching the parent's event. */
+HIDDEN void source_forget(struct sample_source *s);
+/* Which of the thread's sources sent signal INFO: the source index, or -1
+ * if it was not a sample of ours.  async-signal-safe. */
+HIDDEN int source_identify(struct sample_source *src, int n, const siginfo_t *info);
+/* The event's measured value since the last sample, into *DELTA.  Returns
+ * 0, or -1 when there was nothing new (a duplicate signal).
+ * async-signal-safe. */
+HIDDEN int source_delta(struct sample_source *s, uint64_t *delta);
+
+/* ---- threads (thread.c) -------------------------------------------------- */
+
+enum thread_state {
+	THREAD_FREE = 0,	/* slot unused */
+	THREAD_SETUP,		/* being set up by its thread */
+	THREAD_LIVE,		/* sampled */
+	THREAD_BUSY,		/* in the sample handler */
+	THREAD_CLOSING,		/* being written out */
+	THREAD_CLOSED,		/* written; the thread may still run, unsampled */
+};
+
+enum thread_counter {
+	CNT_SIGNALS,		/* sample signals received */
+	CNT_SAMPLES,		/* samples recorded in the tree */
+	CNT_IDLE,		/* samples while the thread was an idle worker */
+	CNT_DROP_COLLECTOR,	/* landed in culprit's own code */
+	CNT_DROP_BUSY,		/* arrived before the thread was ready */
+	CNT_DROP_MEMORY,	/* the tree was at its node limit */
+	CNT_DROP_EMPTY,		/* duplicate signal: no new counter value */
+	CNT_FOREIGN,		/* our signal number, but not from our sources */
+	CNT_PARTIAL,		/* unwinds that stopped before the thread's root */
+	CNT_TRUNCATED,		/* unwinds deeper than the depth cap */
+	CNT_FAULTS,		/* memory faults caught while unwinding */
+	CNT_UNKNOWN_FRAMES,	/* frames outside every known module */
+	CNT_MAX
+};
+HIDDEN extern const char *const culprit_counter_names[CNT_MAX];
+
+#define PREFIX_MAX 1024		/* frames remembered from the last sample */
+
+struct culprit_thread {
+	_Atomic int state;		/* enum thread_state */
+	struct culprit_thread *next;	/* registry list; never unlinked */
+	int finish_owned;		/* claimed by culprit_process_finish() */
+	uint32_t seq;			/* 0 = main thread */
+	pid_t tid;
+	uint32_t end_reason;
+	uint64_t start_realtime_ns, end_realtime_ns;
+	uint32_t creator_seq, creator_node;	/* for plugins; MFILE_NONE */
+	uintptr_t root_ip;		/* outermost frame of a complete unwind */
+	struct cct cct;
+	struct sample_source src[EVENT_MAX];
+	uint64_t counter[CNT_MAX];
+	double idle_value[EVENT_MAX];	/* event value in idle samples */
+	_Atomic int worker_state;	/* enum culprit_worker_state */
+	volatile sig_atomic_t in_unwind;	/* a fault now is ours to catch */
+	sigjmp_buf unwind_jmp;		/* where a fault in the unwinder lands */
+	uint64_t wakeups;		/* samples taken; lets sleeps restart */
+	void *altstack;			/* our sigaltstack, if we made one */
+	/* Scratch for the sample path, kept here rather than on the stack. */
+	void *raw[CULPRIT_MAX_DEPTH_LIMIT + 16];
+	struct culprit_frame frame[CULPRIT_MAX_DEPTH_LIMIT + 16];
+	/* The last sample's path, root first, to skip the shared prefix. */
+	uint64_t prefix_key[PREFIX_MAX];	/* address << 1 | exact */
+	uint32_t prefix_node[PREFIX_MAX];
+	uint32_t prefix_len;
+	uint32_t prefix_root;		/* tree node the prefix hangs from */
+	uint32_t prefix_map_gen;	/* load map generation it was made with */
+};
+
+/* The calling thread's state, or NULL if it is not sampled.
+ * async-signal-safe. */
+HIDDEN struct culprit_thread *culprit_thread_self(void);
+/* Starts sampling the calling thread.  Returns its state or NULL. */
+HIDDEN struct culprit_thread *culprit_thread_begin(int is_main);
+/* Stops sampling the calling thread and writes its file. */
+HIDDEN void culprit_thread_end(uint32_t reason);
+/* Moves T to CLOSING if it is live, waiting out a sample in progress on
+ * another thread.  Returns 1 if the caller now owns writing T.
+ * async-signal-safe. */
+HIDDEN int culprit_thread_claim(struct culprit_thread *t);
+/* Stops T's sources, writes its file, marks it CLOSED.  T must be claimed.
+ * async-signal-safe. */
+HIDDEN void culprit_thread_close(struct culprit_thread *t, uint32_t reason);
+/* Head of the registry of all thread slots. */
+HIDDEN struct culprit_thread *culprit_thread_list(void);
+/* After fork, in the child: forget the other threads and restart this one. */
+HIDDEN void culprit_thread_fork_child(void);
+/* After a failed exec: starts the calling thread afresh in the new generation. */
+HIDDEN void culprit_thread_restart(void);
+/* Once per process, before the first thread begins. */
+HIDDEN void culprit_thread_process_init(void);
+/* Sets the stack and mask state the sample signal needs on this thread. */
+HIDDEN void culprit_thread_signal_setup(struct culprit_thread *t);
+
+/* ---- the sample path (sample.c, unwind.c) -------------------------------- */
+
+/* The handler of our sample signal.  async-signal-safe. */
+HIDDEN void culprit_sample_handler(int sig, siginfo_t *info, void *uc);
+/* Unwinds the interrupted context UC into PATH (native frames, innermost
+ * first) and sets its root.  async-signal-safe. */
+HIDDEN void culprit_unwind(struct culprit_thread *t, const void *uc,
+			   struct culprit_path *path);
+/* Prepares libunwind for this thread outside signal context and records
+ * the thread's root frame.  Not async-signal-safe. */
+HIDDEN void culprit_unwind_thread_init(struct culprit_thread *t, int is_main);
+/* Called from the SIGSEGV/SIGBUS handler: if the fault happened while this
+ * thread was unwinding, abandons the unwind (does not return).
+ * async-signal-safe. */
+HIDDEN void culprit_unwind_fault(void);
+HIDDEN void culprit_unwind_process_init(void);
+
+/* ---- the load map (loadmap.c) ------------------------------------------- */
+
+/* Records the modules mapped now.  Returns 0 or -1.  Not async-signal-safe. */
+HIDDEN int loadmap_init(void);
+/* Brings the map up to date with the dynamic linker's list.  FROM_SIGNAL
+ * makes it give up rather than wait when another thread is updating.
+ * async-signal-safe. */
+HIDDEN void loadmap_refresh(int from_signal);
+/* Maps ADDR to a module id and the address in that module's ELF terms.
+ * Returns 0 when ADDR is in no known module.  async-signal-safe. */
+HIDDEN uint32_t loadmap_lookup(uintptr_t addr, uint64_t *offset);
+/* Changes whenever a module goes away, so cached translations go stale. */
+HIDDEN uint32_t loadmap_generation(void);
+/* Writes the MODS section.  async-signal-safe. */
+struct mfile_writer;
+HIDDEN void loadmap_write(struct mfile_writer *w);
+/* Saves the vdso image into the measurement directory. */
+HIDDEN void loadmap_save_vdso(void);
+/* After fork: the child keeps the parent's map. */
+HIDDEN void loadmap_fork_child(void);
+
+/* ---- writing (writer.c) ---------------------------------------------------- */
+
+HIDDEN int writer_thread_file(struct culprit_thread *t);
+HIDDEN int writer_process_file(uint32_t reason, int status);
+
+/* ---- plugins and workers (plugin.c, workers.c) ----------------------------- */
+
+HIDDEN void plugins_init(void);
+HIDDEN void plugins_fini(void);
+HIDDEN void plugins_thread_begin(void);
+HIDDEN void plugins_thread_end(void);
+HIDDEN void plugins_fork_child(void);
+/* async-signal-safe */
+HIDDEN void plugins_logical_unwind(struct culprit_path *path);
+/* Snapshot of the worker counts.  async-signal-safe. */
+HIDDEN void workers_counts(uint32_t *workers, uint32_t *working);
+HIDDEN void workers_thread_end(struct culprit_thread *t);
+HIDDEN void workers_fork_child(void);
+
+/* ---- signals (signals.c) ------------------------------------------------- */
+
+/* Installs our handlers: the sample signal, and flushing handlers for the
+ * signals whose default action ends the process. */
+HIDDEN int signals_init(void);
+/* Calls the program's own handler for SIG, if it installed one for our
+ * sample signal number.  async-signal-safe. */
+HIDDEN void signals_forward_foreign(int sig, siginfo_t *info, void *uc);
+HIDDEN void signals_fork_child(void);
+
+/* ---- the real libc functions (real.c) -------------------------------------- */
+
+/* Looks up the next definition of NAME after ours; NULL if none. */
+HIDDEN void *culprit_real(const char *name);
+/* Resolves the function once into a static pointer and returns it. */
+#define REAL(fn)                                                            \
+	({                                                                  \
+		static __typeof__(fn) *real_##fn;                          \
+		if (!real_##fn)                                             \
+			real_##fn = (__typeof__(fn) *)culprit_real(#fn);    \
+		real_##fn;                                                  \
+	})
+
+/* ---- utilities (util.c) ------------------------------------------------------ */
+
+/* Signal-safe formatting: %s %c %d %u %x %ld %lu %lx %lld %llu %llx %zu %p
+ * and %%.  Always NUL-terminates; returns the length written. */
+HIDDEN size_t culprit_format(char *buf, size_t size, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* Writes "culprit: <message>\n" to standard error.  async-signal-safe. */
+HIDDEN void culprit_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+HIDDEN uint64_t culprit_now_realtime(void);
+HIDDEN uint64_t culprit_now_monotonic(void);
+HIDDEN pid_t culprit_gettid(void);
+HIDDEN pid_t culprit_getpid(void);
+/* Anonymous memory straight from the kernel.  async-signal-safe. */
+HIDDEN void *culprit_map(size_t size);
+HIDDEN void culprit_unmap(void *p, size_t size);
+
+#endif

@@ -1,0 +1,71 @@
+/* plugin.c - finds the unwind plugins linked into the collector and calls
+ * their hooks.
+ *
+ * Plugins register themselves with CULPRIT_PLUGIN(), which puts a pointer
+ * in the "culprit_plugins" section; the linker brackets that section with
+ * __start_/__stop_ symbols (weak here, since a build may have none).  A
+ * plugin takes part in a process when its init hook says so.
+ */
+#include "collector.h"
+
+#define MAX_ACTIVE 16
+
+extern const struct culprit_plugin *const __start_culprit_plugins[]
+	__attribute__((weak, visibility("hidden")));
+extern const struct culprit_plugin *const __stop_culprit_plugins[]
+	__attribute__((weak, visibility("hidden")));
+
+static const struct culprit_plugin *active[MAX_ACTIVE];
+static int nactive;
+
+void plugins_init(void)
+{
+	const struct culprit_plugin *const *p;
+
+	nactive = 0;
+	for (p = __start_culprit_plugins; p && p < __stop_culprit_plugins; p++) {
+		const struct culprit_plugin *pl = *p;
+		if (pl->abi != CULPRIT_PLUGIN_ABI) {
+			culprit_log("plugin %s was built for another collector; skipped", pl->name);
+			continue;
+		}
+		if (nactive < MAX_ACTIVE && (!pl->init || pl->init()))
+			active[nactive++] = pl;
+	}
+}
+
+void plugins_fini(void)
+{
+	for (int i = nactive - 1; i >= 0; i--)
+		if (active[i]->fini)
+			active[i]->fini();
+}
+
+void plugins_thread_begin(void)
+{
+	for (int i = 0; i < nactive; i++)
+		if (active[i]->thread_begin)
+			active[i]->thread_begin();
+}
+
+void plugins_thread_end(void)
+{
+	for (int i = nactive - 1; i >= 0; i--)
+		if (active[i]->thread_end)
+			active[i]->thread_end();
+}
+
+void plugins_fork_child(void)
+{
+	for (int i = 0; i < nactive; i++)
+		if (active[i]->fork_child)
+			active[i]->fork_child();
+}
+
+/* async-signal-safe */
+void plugins_logical_unwind(struct culprit_path *path)
+{
+	for (int i = 0; i < nactive; i++)
+		if (active[i]->logical_unwind)
+			active[i]->logical_unwind(path);
+}

@@ -1,0 +1,283 @@
+/* process.c - the collector's life in one process image.
+ *
+ * The constructor reads the configuration `culprit run` left in the
+ * environment, records who this process is, installs the signal handlers
+ * and starts sampling the main thread.  Without CULPRIT_OUTPUT the library
+ * stays inert, so loading it by accident changes nothing.
+ *
+ * A process image ends in one of a few ways, each of which calls
+ * culprit_process_finish(): exit() or a return from main (our destructor),
+ * _exit() (interpose_process.c), exec (a new generation follows in the
+ * same pid), or a fatal signal (signals.c).  fork() starts a new process
+ * in the child (pthread_atfork).
+ */
+#define _GNU_SOURCE
+#include "collector.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <link.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+struct culprit_config culprit_config;
+struct culprit_process culprit_process;
+
+static const char *const rank_variables[] = {
+	"OMPI_COMM_WORLD_RANK",	/* Open MPI */
+	"PMIX_RANK",		/* PMIx launchers */
+	"PMI_RANK",		/* MPICH, Intel MPI */
+	"MV2_COMM_WORLD_RANK",	/* MVAPICH2 */
+	"MPI_RANKID",		/* HPE MPT */
+	"SLURM_PROCID",		/* srun without a PMI rank */
+};
+
+static uint32_t env_number(const char *name, uint32_t fallback, uint32_t lo, uint32_t hi)
+{
+	const char *s = getenv(name);
+	char *end;
+
+	if (!s || !*s)
+		return fallback;
+	unsigned long v = strtoul(s, &end, 10);
+	if (*end || v < lo || v > hi) {
+		culprit_log("ignoring %s=%s: expected a number from %u to %u", name, s, lo, hi);
+		return fallback;
+	}
+	return (uint32_t)v;
+}
+
+static int read_config(void)
+{
+	struct culprit_config *c = &culprit_config;
+	const char *out = getenv("CULPRIT_OUTPUT");
+	const char *ev = getenv("CULPRIT_EVENTS");
+	const char *pre = getenv("CULPRIT_PRELOAD");
+	const char *exp = getenv("CULPRIT_EXPERIMENT");
+
+	if (!out || out[0] != '/' || strlen(out) >= sizeof c->outdir)
+		return -1;
+	strcpy(c->outdir, out);
+	if (pre && strlen(pre) < sizeof c->preload)
+		strcpy(c->preload, pre);
+	if (exp)
+		culprit_format(c->experiment, sizeof c->experiment, "%s", exp);
+	if (ev) {
+		c->nevents = event_spec_decode(ev, c->events, EVENT_MAX);
+		if (c->nevents <= 0) {
+			culprit_log("CULPRIT_EVENTS is malformed; not profiling this process");
+			return -1;
+		}
+	} else {
+		/* Default: CPU time, 1000 samples per second per thread. */
+		struct event_spec *e = &c->events[0];
+		memset(e, 0, sizeof *e);
+		strcpy(e->name, "cputime");
+		strcpy(e->unit, "ns");
+		e->source = MFILE_SRC_PERF;
+		e->perf_type = 1;	/* PERF_TYPE_SOFTWARE */
+		e->perf_config = 1;	/* PERF_COUNT_SW_TASK_CLOCK */
+		e->period = 1000000;
+		c->nevents = 1;
+	}
+	c->signo = (int)env_number("CULPRIT_SIGNAL", (uint32_t)(SIGRTMIN + 7),
+				   (uint32_t)SIGRTMIN, (uint32_t)SIGRTMAX);
+	c->max_depth = env_number("CULPRIT_MAX_DEPTH", CULPRIT_DEFAULT_MAX_DEPTH, 4,
+				  CULPRIT_MAX_DEPTH_LIMIT);
+	c->max_nodes = env_number("CULPRIT_MAX_NODES", CULPRIT_DEFAULT_MAX_NODES, 16,
+				  1u << 30);
+	return 0;
+}
+
+static void read_file(const char *path, char *buf, size_t size, size_t *len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	size_t n = 0;
+
+	if (fd >= 0) {
+		ssize_t r;
+		while (n + 1 < size && (r = read(fd, buf + n, size - 1 - n)) > 0)
+			n += (size_t)r;
+		close(fd);
+	}
+	buf[n] = 0;
+	if (n && buf[n - 1] != 0)
+		buf[n++] = 0;	/* cut short: terminate the last argument */
+	*len = n;
+}
+
+static int find_own_text(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	(void)arg;
+	uintptr_t me = (uintptr_t)&find_own_text;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uintptr_t start = info->dlpi_addr + ph->p_vaddr;
+		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X) && me - start < ph->p_memsz) {
+			culprit_process.text_start = start;
+			culprit_process.text_end = start + ph->p_memsz;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* Identity of a fresh process image: after start, fork or a failed exec. */
+static void new_identity(uint32_t generation)
+{
+	struct culprit_process *p = &culprit_process;
+
+	p->pid = culprit_getpid();
+	p->ppid = getppid();
+	p->generation = generation;
+	if (syscall(SYS_getrandom, &p->nonce, sizeof p->nonce, 1 /* GRND_NONBLOCK */) !=
+	    (long)sizeof p->nonce)
+		p->nonce = culprit_now_monotonic() ^ ((uint64_t)p->pid << 40);
+	p->start_realtime_ns = culprit_now_realtime();
+	p->start_monotonic_ns = culprit_now_monotonic();
+	p->exit_status = -1;
+	atomic_store(&p->thread_seq, 1);
+	atomic_store(&p->threads_measured, 0);
+	atomic_store(&p->finishing, 0);
+}
+
+static void init_identity(void)
+{
+	struct culprit_process *p = &culprit_process;
+	struct utsname u;
+	uint32_t generation = 0;
+
+	/* exec keeps the pid; our exec wrapper leaves pid:generation behind. */
+	const char *image = getenv("CULPRIT_IMAGE");
+	if (image) {
+		char *end;
+		long pid = strtol(image, &end, 10);
+		if (*end == ':' && pid == culprit_getpid())
+			generation = (uint32_t)strtoul(end + 1, NULL, 10) + 1;
+	}
+	new_identity(generation);
+
+	p->mpi_rank = -1;
+	for (size_t i = 0; i < sizeof rank_variables / sizeof *rank_variables; i++) {
+		const char *v = getenv(rank_variables[i]);
+		char *end;
+		if (!v || !*v)
+			continue;
+		long r = strtol(v, &end, 10);
+		if (*end == 0 && r >= 0 && r < INT32_MAX) {
+			p->mpi_rank = (int32_t)r;
+			culprit_format(p->rank_source, sizeof p->rank_source, "%s", rank_variables[i]);
+			break;
+		}
+	}
+	read_file("/proc/self/cmdline", p->argv, sizeof p->argv, &p->argv_len);
+	if (!getcwd(p->cwd, sizeof p->cwd))
+		p->cwd[0] = 0;
+	ssize_t n = readlink("/proc/self/exe", p->exe, sizeof p->exe - 1);
+	p->exe[n > 0 ? n : 0] = 0;
+	if (uname(&u) == 0)
+		culprit_format(p->host, sizeof p->host, "%s", u.nodename);
+	p->entry = (uintptr_t)getauxval(AT_ENTRY);
+	dl_iterate_phdr(find_own_text, NULL);
+}
+
+static void fork_child(void)
+{
+	if (!culprit_config.active)
+		return;
+	loadmap_fork_child();
+	signals_fork_child();
+	new_identity(0);
+	culprit_thread_fork_child();
+	workers_fork_child();
+	plugins_fork_child();
+}
+
+__attribute__((constructor)) static void culprit_init(void)
+{
+	if (read_config() < 0)
+		return;
+	init_identity();
+	culprit_unwind_process_init();
+	if (loadmap_init() < 0) {
+		culprit_log("cannot allocate the load map; not profiling this process");
+		return;
+	}
+	culprit_config.active = 1;
+	loadmap_save_vdso();
+	culprit_thread_process_init();
+	if (signals_init() < 0) {
+		culprit_config.active = 0;
+		return;
+	}
+	plugins_init();
+	pthread_atfork(NULL, NULL, fork_child);
+	culprit_thread_begin(1);
+}
+
+__attribute__((destructor)) static void culprit_fini(void)
+{
+	culprit_process_finish(MFILE_END_EXIT, culprit_process.exit_status);
+}
+
+int culprit_process_is_self(void)
+{
+	return culprit_getpid() == culprit_process.pid;
+}
+
+void culprit_process_note_exit(int status)
+{
+	culprit_process.exit_status = status & 0xff;
+}
+
+/* async-signal-safe */
+void culprit_process_finish(uint32_t reason, int status)
+{
+	struct culprit_thread *t;
+
+	if (!culprit_config.active)
+		return;
+	if (!culprit_process_is_self()) {
+		/* A child made without fork() (vfork, _Fork, clone) shares or
+		 * copied our state without our fork handler; it is not ours
+		 * to write. */
+		return;
+	}
+	int expected = 0;
+	if (!atomic_compare_exchange_strong(&culprit_process.finishing, &expected, 1))
+		return;
+	if (reason != MFILE_END_SIGNAL)
+		plugins_fini();
+
+	/* Claim every thread first so that all trees stop changing, then
+	 * write them out. */
+	for (t = culprit_thread_list(); t; t = t->next) {
+		t->finish_owned = culprit_thread_claim(t);
+		if (t->finish_owned)
+			for (int i = 0; i < culprit_config.nevents; i++)
+				source_stop(&t->src[i]);
+	}
+	for (t = culprit_thread_list(); t; t = t->next)
+		if (t->finish_owned)
+			culprit_thread_close(t, reason);
+	loadmap_refresh(1);
+	writer_process_file(reason, status);
+}
+
+void culprit_process_before_exec(void)
+{
+	culprit_process_finish(MFILE_END_EXEC, 0);
+}
+
+void culprit_process_after_failed_exec(void)
+{
+	/* The old image's files are written; carry on as the next one. */
+	new_identity(culprit_process.generation + 1);
+	culprit_thread_restart();
+}

@@ -1,0 +1,179 @@
+/* sample.c - the sample signal handler: one sample, start to finish.
+ *
+ *   1. identify the source that sent the signal and read its delta
+ *   2. drop samples that landed in the collector itself
+ *   3. read the thread's worker state: idle workers add nothing to the tree
+ *   4. unwind the native frames (unwind.c)
+ *   5. let the plugins turn them into the logical path (plugin.c)
+ *   6. insert the path into the thread's tree and add the metrics:
+ *        work += delta, idleness += delta * n_idle / n_working
+ *
+ * Everything here is async-signal-safe.  The thread's state word makes
+ * the sample exclusive with the thread being written out (thread.c).
+ */
+#define _GNU_SOURCE
+#include "collector.h"
+
+#include <errno.h>
+#include <ucontext.h>
+
+const char *const culprit_column_names[COLS_PER_EVENT] = {
+	[COL_SAMPLES] = "samples",
+	[COL_WORK] = "work",
+	[COL_IDLENESS] = "idleness",
+};
+
+/* Inserts PATH below its root and returns the leaf node, or CCT_NONE when
+ * the tree is full.  The previous sample's path is remembered root first;
+ * the part the two share is not looked up again.  async-signal-safe. */
+static uint32_t insert_path(struct culprit_thread *t, const struct culprit_path *path)
+{
+	struct cct *c = &t->cct;
+	uint32_t root = 0;
+	int refreshed = 0;
+
+	if (path->root_kind != MFILE_NODE_ROOT) {
+		root = cct_child(c, 0, path->root_kind, 0, 0, path->root_key);
+		if (root == CCT_NONE)
+			return CCT_NONE;
+	}
+
+	uint32_t gen = loadmap_generation();
+	uint32_t n = (uint32_t)path->n, j = 0, node = root;
+	if (t->prefix_root == root && t->prefix_map_gen == gen) {
+		uint32_t lim = n < t->prefix_len ? n : t->prefix_len;
+		while (j < lim) {
+			const struct culprit_frame *f = &path->frame[n - 1 - j];
+			uint64_t key = f->addr << 1 | (f->flags & MFILE_NODE_EXACT);
+			if (f->kind != MFILE_NODE_FRAME || t->prefix_key[j] != key)
+				break;
+			node = t->prefix_node[j++];
+		}
+	}
+
+	for (; j < n; j++) {
+		const struct culprit_frame *f = &path->frame[n - 1 - j];
+		uint32_t module = f->module;
+		uint64_t key = f->addr;
+		if (f->kind == MFILE_NODE_FRAME) {
+			module = loadmap_lookup(f->addr, &key);
+			if (!module && !refreshed) {
+				/* Perhaps a library loaded since the last refresh. */
+				refreshed = 1;
+				loadmap_refresh(1);
+				module = loadmap_lookup(f->addr, &key);
+				gen = loadmap_generation();
+			}
+			if (!module) {
+				key = f->addr;
+				t->counter[CNT_UNKNOWN_FRAMES]++;
+			}
+		}
+		node = cct_child(c, node, f->kind, f->flags, module, key);
+		if (node == CCT_NONE) {
+			t->prefix_len = j < PREFIX_MAX ? j : PREFIX_MAX;
+			return CCT_NONE;
+		}
+		if (j < PREFIX_MAX) {
+			/* Only native frames are remembered: plugin frames may
+			 * differ in ways the address does not show. */
+			t->prefix_key[j] = f->kind == MFILE_NODE_FRAME
+					   ? (f->addr << 1 | (f->flags & MFILE_NODE_EXACT))
+					   : ~0ull;
+			t->prefix_node[j] = node;
+		}
+	}
+	t->prefix_len = n < PREFIX_MAX ? n : PREFIX_MAX;
+	t->prefix_root = root;
+	t->prefix_map_gen = gen;
+	return node;
+}
+
+static void record(struct culprit_thread *t, const ucontext_t *uc, int ev, uint64_t value)
+{
+	uintptr_t pc = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
+
+	if (pc - culprit_process.text_start <
+	    culprit_process.text_end - culprit_process.text_start) {
+		t->counter[CNT_DROP_COLLECTOR]++;
+		return;
+	}
+
+	int state = atomic_load_explicit(&t->worker_state, memory_order_relaxed);
+	if (state == CULPRIT_IDLE) {
+		t->counter[CNT_IDLE]++;
+		t->idle_value[ev] += (double)value;
+		return;
+	}
+
+	struct culprit_path path = {
+		.frame = t->frame,
+		.n = 0,
+		.max = (int)culprit_config.max_depth,
+		.root_kind = MFILE_NODE_ROOT,
+		.ucontext = uc,
+	};
+	culprit_unwind(t, uc, &path);
+	plugins_logical_unwind(&path);
+
+	uint32_t leaf = insert_path(t, &path);
+	if (leaf == CCT_NONE) {
+		t->counter[CNT_DROP_MEMORY]++;
+		return;
+	}
+	if (path.root_kind == MFILE_NODE_MARKER)
+		t->counter[path.root_key == MFILE_MARKER_TRUNCATED ? CNT_TRUNCATED
+								    : CNT_PARTIAL]++;
+
+	double *m = cct_node(&t->cct, leaf)->metric + ev * COLS_PER_EVENT;
+	m[COL_SAMPLES] += 1;
+	m[COL_WORK] += (double)value;
+	if (state == CULPRIT_WORKING) {
+		uint32_t workers, working;
+		workers_counts(&workers, &working);
+		if (working > 0 && workers > working)
+			m[COL_IDLENESS] += (double)value * (workers - working) / working;
+	}
+	t->counter[CNT_SAMPLES]++;
+}
+
+/* async-signal-safe */
+void culprit_sample_handler(int sig, siginfo_t *info, void *ucv)
+{
+	int saved_errno = errno;
+	struct culprit_thread *t = culprit_thread_self();
+	int ev = t ? source_identify(t->src, culprit_config.nevents, info) : -1;
+
+	if (ev < 0) {
+		/* A leftover from a source already closed, or someone else's
+		 * use of our signal number. */
+		int ours = info->si_code == SI_TIMER || info->si_code == POLL_IN ||
+			   info->si_code == POLL_HUP;
+		if (!ours) {
+			if (t && atomic_load(&t->state) == THREAD_LIVE)
+				t->counter[CNT_FOREIGN]++;
+			signals_forward_foreign(sig, info, ucv);
+		}
+		errno = saved_errno;
+		return;
+	}
+
+	t->wakeups++;
+	int expected = THREAD_LIVE;
+	if (!atomic_compare_exchange_strong(&t->state, &expected, THREAD_BUSY)) {
+		/* Being set up, or written out (its counters are final). */
+		if (expected == THREAD_SETUP)
+			t->counter[CNT_DROP_BUSY]++;
+		errno = saved_errno;
+		return;
+	}
+	t->counter[CNT_SIGNALS]++;
+	uint64_t value;
+	if (source_delta(&t->src[ev], &value) == 0)
+		record(t, ucv, ev, value);
+	else
+		t->counter[CNT_DROP_EMPTY]++;
+	expected = THREAD_BUSY;
+	atomic_compare_exchange_strong(&t->state, &expected, THREAD_LIVE);
+	errno = saved_errno;
+}

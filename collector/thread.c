@@ -1,0 +1,298 @@
+/* thread.c - per-thread collector state and its life cycle.
+ *
+ * Every sampled thread owns a struct culprit_thread, found through an
+ * initial-exec TLS pointer (safe in signal handlers because this library is
+ * preloaded).  Slots are mmap'd, linked into a registry that is never
+ * shrunk, and reused once free, so the process-ending path can walk every
+ * thread without locks.
+ *
+ * The state word arbitrates between a thread's own sample handler, the
+ * thread ending itself, and another thread ending the process:
+ *   LIVE -> BUSY -> LIVE      a sample (sample.c)
+ *   LIVE -> CLOSING -> CLOSED written out, by whoever claims it first
+ *   CLOSED/LIVE -> FREE       the thread released its slot as it ended
+ */
+#define _GNU_SOURCE
+#include "collector.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <string.h>
+
+static __thread struct culprit_thread *self __attribute__((tls_model("initial-exec")));
+static _Atomic(struct culprit_thread *) registry;
+static pthread_key_t exit_key;
+static int exit_key_ok;
+static atomic_int warned_source;
+
+const char *const culprit_counter_names[CNT_MAX] = {
+	[CNT_SIGNALS] = "signals",
+	[CNT_SAMPLES] = "samples",
+	[CNT_IDLE] = "idle_samples",
+	[CNT_DROP_COLLECTOR] = "dropped:in_collector",
+	[CNT_DROP_BUSY] = "dropped:thread_setup",
+	[CNT_DROP_MEMORY] = "dropped:tree_full",
+	[CNT_DROP_EMPTY] = "dropped:no_new_value",
+	[CNT_FOREIGN] = "foreign_signals",
+	[CNT_PARTIAL] = "unwind:partial",
+	[CNT_TRUNCATED] = "unwind:truncated",
+	[CNT_FAULTS] = "unwind:faults",
+	[CNT_UNKNOWN_FRAMES] = "frames:unknown_module",
+};
+
+/* async-signal-safe */
+struct culprit_thread *culprit_thread_self(void)
+{
+	return self;
+}
+
+struct culprit_thread *culprit_thread_list(void)
+{
+	return atomic_load(&registry);
+}
+
+static void reset_slot(struct culprit_thread *t)
+{
+	struct culprit_thread *next = t->next;
+	/* The scratch arrays stay zero between samples (unwind.c relies on
+	 * raw[] being zero), so clear everything but the link. */
+	memset((char *)t + sizeof t->state, 0, sizeof *t - sizeof t->state);
+	t->next = next;
+	t->creator_seq = MFILE_NONE;
+	t->creator_node = MFILE_NONE;
+	for (int i = 0; i < EVENT_MAX; i++)
+		t->src[i].fd = -1;
+}
+
+static struct culprit_thread *slot_get(void)
+{
+	struct culprit_thread *t;
+
+	for (t = atomic_load(&registry); t; t = t->next) {
+		int expected = THREAD_FREE;
+		if (atomic_compare_exchange_strong(&t->state, &expected, THREAD_SETUP)) {
+			reset_slot(t);
+			return t;
+		}
+	}
+	t = culprit_map(sizeof *t);
+	if (!t)
+		return NULL;
+	atomic_store(&t->state, THREAD_SETUP);
+	reset_slot(t);
+	struct culprit_thread *head = atomic_load(&registry);
+	do
+		t->next = head;
+	while (!atomic_compare_exchange_weak(&registry, &head, t));
+	return t;
+}
+
+static void exit_key_destructor(void *arg)
+{
+	/* A thread that ends without returning through our trampoline or
+	 * calling pthread_exit (cancellation): close it here. */
+	if (self && self == arg)
+		culprit_thread_end(MFILE_END_CANCEL);
+}
+
+void culprit_thread_signal_setup(struct culprit_thread *t)
+{
+	stack_t cur;
+	sigset_t ours;
+
+	/* Fatal-signal handlers run on an alternate stack so that a stack
+	 * overflow can still flush; give the thread one if it has none. */
+	if (sigaltstack(NULL, &cur) == 0 && (cur.ss_flags & SS_DISABLE)) {
+		size_t size = 64 * 1024;
+		void *p = culprit_map(size);
+		if (p) {
+			stack_t ss = { .ss_sp = p, .ss_size = size, .ss_flags = 0 };
+			if (sigaltstack(&ss, NULL) == 0)
+				t->altstack = p;
+			else
+				culprit_unmap(p, size);
+		}
+	}
+	/* New threads inherit their creator's mask; ours must be open. */
+	sigemptyset(&ours);
+	sigaddset(&ours, culprit_config.signo);
+	REAL(pthread_sigmask)(SIG_UNBLOCK, &ours, NULL);
+}
+
+static void open_sources(struct culprit_thread *t)
+{
+	for (int i = 0; i < culprit_config.nevents; i++) {
+		const struct event_spec *ev = &culprit_config.events[i];
+		if (source_open(&t->src[i], ev, i, t->tid) == 0)
+			continue;
+		int err = errno;
+		/* perf_event refused (fd limit, seccomp, a container): CPU time
+		 * can still be sampled with a POSIX CPU-time timer. */
+		if (ev->source == MFILE_SRC_PERF && strcmp(ev->name, "cputime") == 0) {
+			struct event_spec fb = *ev;
+			fb.source = MFILE_SRC_CPU_TIMER;
+			if (source_open(&t->src[i], &fb, i, t->tid) == 0)
+				continue;
+		}
+		if (atomic_exchange(&warned_source, 1) == 0)
+			culprit_log("cannot sample %s in thread %d: %s; its samples are missing",
+				    ev->name, (int)t->tid, strerrordesc_np(err));
+	}
+}
+
+struct culprit_thread *culprit_thread_begin(int is_main)
+{
+	if (!culprit_config.active || atomic_load(&culprit_process.finishing))
+		return NULL;
+	struct culprit_thread *t = slot_get();
+	if (!t)
+		return NULL;
+	t->seq = is_main ? 0 : atomic_fetch_add(&culprit_process.thread_seq, 1);
+	t->tid = culprit_gettid();
+	t->start_realtime_ns = culprit_now_realtime();
+	if (cct_init(&t->cct, (uint32_t)NCOLUMNS, culprit_config.max_nodes) < 0) {
+		atomic_store(&t->state, THREAD_FREE);
+		return NULL;
+	}
+	culprit_unwind_thread_init(t, is_main);
+	self = t;
+	if (exit_key_ok)
+		pthread_setspecific(exit_key, t);
+	culprit_thread_signal_setup(t);
+	plugins_thread_begin();
+	atomic_fetch_add(&culprit_process.threads_measured, 1);
+	atomic_store(&t->state, THREAD_LIVE);
+	open_sources(t);
+	return t;
+}
+
+/* async-signal-safe */
+int culprit_thread_claim(struct culprit_thread *t)
+{
+	for (long spins = 0;; spins++) {
+		int s = THREAD_LIVE;
+		if (atomic_compare_exchange_strong(&t->state, &s, THREAD_CLOSING))
+			return 1;
+		if (s != THREAD_BUSY)
+			return 0;	/* being set up, already closing or closed, free */
+		if (t == self) {
+			/* We interrupted our own sample handler (a fatal signal
+			 * inside it): nothing else will finish that sample. */
+			if (atomic_compare_exchange_strong(&t->state, &s, THREAD_CLOSING))
+				return 1;
+			continue;
+		}
+		/* A sample is in progress on T's own thread; it takes
+		 * microseconds.  A thread stopped inside its handler (a
+		 * debugger) is given up on rather than waited for. */
+		if (spins > 200000)
+			return 0;
+		sched_yield();
+	}
+}
+
+/* async-signal-safe */
+void culprit_thread_close(struct culprit_thread *t, uint32_t reason)
+{
+	for (int i = 0; i < culprit_config.nevents; i++)
+		source_stop(&t->src[i]);
+	t->end_reason = reason;
+	t->end_realtime_ns = culprit_now_realtime();
+	writer_thread_file(t);
+	atomic_store(&t->state, THREAD_CLOSED);
+}
+
+static void release(struct culprit_thread *t)
+{
+	for (int i = 0; i < culprit_config.nevents; i++)
+		source_close(&t->src[i]);
+	cct_destroy(&t->cct);
+	if (t->altstack) {
+		stack_t cur, off = { .ss_flags = SS_DISABLE };
+		if (sigaltstack(NULL, &cur) == 0 && cur.ss_sp == t->altstack &&
+		    sigaltstack(&off, NULL) == 0)
+			culprit_unmap(t->altstack, 64 * 1024);
+		t->altstack = NULL;
+	}
+	atomic_store(&t->state, THREAD_FREE);
+}
+
+void culprit_thread_end(uint32_t reason)
+{
+	struct culprit_thread *t = self;
+
+	if (!t)
+		return;
+	plugins_thread_end();
+	workers_thread_end(t);
+	if (culprit_thread_claim(t)) {
+		culprit_thread_close(t, reason);
+	} else if (atomic_load(&t->state) != THREAD_CLOSED) {
+		/* The process is being finished by another thread, which owns
+		 * our slot now; leave it be. */
+		self = NULL;
+		return;
+	}
+	self = NULL;
+	if (exit_key_ok)
+		pthread_setspecific(exit_key, NULL);
+	release(t);
+}
+
+/* Restarts the calling thread after a failed exec: its old tree went into
+ * the previous generation's files. */
+void culprit_thread_restart(void)
+{
+	struct culprit_thread *t = self;
+	uintptr_t root = 0;
+	int was_main = 1;
+
+	if (t) {
+		root = t->root_ip;
+		was_main = t->seq == 0;
+		self = NULL;
+		release(t);
+	}
+	t = culprit_thread_begin(1);
+	if (t && !was_main)
+		t->root_ip = root;
+}
+
+void culprit_thread_fork_child(void)
+{
+	struct culprit_thread *me = self;
+
+	/* Only the forking thread exists in the child.  The other slots'
+	 * memory is a copy we can drop; their sources belong to the parent. */
+	for (struct culprit_thread *t = atomic_load(&registry); t; t = t->next) {
+		if (t == me || atomic_load(&t->state) == THREAD_FREE)
+			continue;
+		for (int i = 0; i < culprit_config.nevents; i++)
+			source_forget(&t->src[i]);
+		cct_destroy(&t->cct);
+		atomic_store(&t->state, THREAD_FREE);
+	}
+	if (!me)
+		return;
+	uintptr_t root = me->root_ip;
+	int was_main = me->seq == 0;
+	for (int i = 0; i < culprit_config.nevents; i++)
+		source_forget(&me->src[i]);
+	cct_destroy(&me->cct);
+	void *alt = me->altstack;
+	atomic_store(&me->state, THREAD_FREE);
+	self = NULL;
+	me = culprit_thread_begin(1);
+	if (me) {
+		if (!was_main)
+			me->root_ip = root;
+		if (alt && !me->altstack)
+			me->altstack = alt;	/* still installed: inherited by fork */
+	}
+}
+
+void culprit_thread_process_init(void)
+{
+	exit_key_ok = pthread_key_create(&exit_key, exit_key_destructor) == 0;
+}

@@ -1,0 +1,265 @@
+/* writer.c - turns a thread's tree, or the process's identity and load
+ * map, into a measurement file.
+ *
+ * Async-signal-safe throughout: a program dying of a signal writes its
+ * files from the signal handler.  The write buffer is mapped for each
+ * file and unmapped after.  File names carry the program's name, pid,
+ * exec generation and thread number; a name already taken (pid reuse in a
+ * long run) gets a ~N suffix, since every file is created with O_EXCL.
+ */
+#define _GNU_SOURCE
+#include "collector.h"
+#include "mfile_write.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+
+#define WRITE_BUFFER (64 * 1024)
+
+static atomic_int warned;
+
+/* The program's name, reduced to characters that are safe in a file name. */
+static void program_stem(char *out, size_t size)
+{
+	const char *base = strrchr(culprit_process.exe, '/');
+	size_t n = 0;
+
+	base = base ? base + 1 : culprit_process.exe;
+	for (; *base && n + 1 < size && n < 40; base++) {
+		char c = *base;
+		int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+			 (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
+		out[n++] = ok ? c : '_';
+	}
+	if (n == 0)
+		out[n++] = 'x';
+	out[n] = 0;
+}
+
+static int open_unique(struct mfile_writer *w, const char *stem, const char *ext,
+		       uint32_t kind, void *buf)
+{
+	char path[PATH_MAX];
+	int rc = -EEXIST;
+
+	for (int k = 0; k < 100 && rc == -EEXIST; k++) {
+		if (k == 0)
+			culprit_format(path, sizeof path, "%s/%s.%s", culprit_config.outdir,
+				       stem, ext);
+		else
+			culprit_format(path, sizeof path, "%s/%s~%d.%s",
+				       culprit_config.outdir, stem, k, ext);
+		rc = mfile_writer_open(w, path, kind, buf, WRITE_BUFFER);
+	}
+	if (rc < 0 && atomic_exchange(&warned, 1) == 0)
+		culprit_log("cannot write %s: %s (measurements of this %s are lost)",
+			    path, strerrordesc_np(-rc), kind == MFILE_PROCESS ? "process" : "thread");
+	return rc;
+}
+
+static int finish_file(struct mfile_writer *w)
+{
+	int rc = mfile_writer_close(w);
+	if (rc < 0 && atomic_exchange(&warned, 1) == 0)
+		culprit_log("writing measurements failed: %s", strerrordesc_np(-rc));
+	return rc;
+}
+
+/* The thread's name from /proc: prctl() would give only the caller's. */
+static void thread_name(pid_t tid, char *out, size_t size)
+{
+	char path[64];
+	out[0] = 0;
+	culprit_format(path, sizeof path, "/proc/self/task/%d/comm", (int)tid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	ssize_t n = read(fd, out, size - 1);
+	close(fd);
+	if (n < 0)
+		n = 0;
+	while (n > 0 && (out[n - 1] == '\n' || out[n - 1] == 0))
+		n--;
+	out[n] = 0;
+}
+
+static void put_counter(struct mfile_writer *w, const char *name, uint64_t v)
+{
+	mfile_put_str(w, name);
+	mfile_put_u64(w, v);
+}
+
+/* async-signal-safe */
+int writer_thread_file(struct culprit_thread *t)
+{
+	struct mfile_writer w;
+	char stem[128], prog[48], name[64];
+	const struct cct *c = &t->cct;
+	uint32_t ncols = c->ncolumns;
+	void *buf = culprit_map(WRITE_BUFFER);
+
+	if (!buf)
+		return -1;
+	program_stem(prog, sizeof prog);
+	culprit_format(stem, sizeof stem, "%s-%d-%u-t%u", prog, (int)culprit_process.pid,
+		       culprit_process.generation, t->seq);
+	if (open_unique(&w, stem, "thread", MFILE_THREAD, buf) < 0) {
+		culprit_unmap(buf, WRITE_BUFFER);
+		return -1;
+	}
+
+	thread_name(t->tid, name, sizeof name);
+	mfile_section_begin(&w, MFILE_TAG_THRD);
+	mfile_put_u64(&w, culprit_process.nonce);
+	mfile_put_u32(&w, (uint32_t)culprit_process.pid);
+	mfile_put_u32(&w, culprit_process.generation);
+	mfile_put_u32(&w, t->seq);
+	mfile_put_u32(&w, (uint32_t)t->tid);
+	mfile_put_u64(&w, t->start_realtime_ns);
+	mfile_put_u64(&w, t->end_realtime_ns);
+	mfile_put_u32(&w, t->end_reason);
+	mfile_put_u32(&w, 0);
+	mfile_put_u32(&w, t->creator_seq);
+	mfile_put_u32(&w, t->creator_node);
+	mfile_put_str(&w, name);
+	mfile_section_end(&w);
+
+	mfile_section_begin(&w, MFILE_TAG_COLS);
+	mfile_put_u32(&w, ncols);
+	for (uint32_t i = 0; i < ncols; i++) {
+		mfile_put_u32(&w, i / COLS_PER_EVENT);
+		mfile_put_str(&w, culprit_column_names[i % COLS_PER_EVENT]);
+	}
+	mfile_section_end(&w);
+
+	mfile_section_begin(&w, MFILE_TAG_CNTR);
+	mfile_put_u32(&w, CNT_MAX + 2 + (uint32_t)culprit_config.nevents);
+	for (int i = 0; i < CNT_MAX; i++)
+		put_counter(&w, culprit_counter_names[i], t->counter[i]);
+	put_counter(&w, "tree:nodes", c->count);
+	put_counter(&w, "tree:limit", c->limit);
+	for (int e = 0; e < culprit_config.nevents; e++) {
+		char cname[96];
+		culprit_format(cname, sizeof cname, "idle_value:%s", culprit_config.events[e].name);
+		put_counter(&w, cname, (uint64_t)t->idle_value[e]);
+	}
+	mfile_section_end(&w);
+
+	mfile_section_begin(&w, MFILE_TAG_NODE);
+	mfile_put_u32(&w, c->count);
+	for (uint32_t id = 0; id < c->count; id++) {
+		const struct cct_node *n = cct_node(c, id);
+		mfile_put_u32(&w, id == 0 ? MFILE_NONE : n->parent);
+		mfile_put_u8(&w, n->kind);
+		mfile_put_u8(&w, n->flags);
+		mfile_put_u16(&w, 0);
+		mfile_put_u32(&w, n->module);
+		mfile_put_u32(&w, 0);
+		mfile_put_u64(&w, n->key);
+	}
+	mfile_section_end(&w);
+
+	uint32_t nonzero = 0;
+	for (uint32_t id = 0; id < c->count; id++)
+		for (uint32_t k = 0; k < ncols; k++)
+			nonzero += cct_node(c, id)->metric[k] != 0;
+	mfile_section_begin(&w, MFILE_TAG_MTRC);
+	mfile_put_u32(&w, nonzero);
+	for (uint32_t id = 0; id < c->count; id++) {
+		const struct cct_node *n = cct_node(c, id);
+		for (uint32_t k = 0; k < ncols; k++) {
+			if (n->metric[k] == 0)
+				continue;
+			mfile_put_u32(&w, id);
+			mfile_put_u32(&w, k);
+			mfile_put_f64(&w, n->metric[k]);
+		}
+	}
+	mfile_section_end(&w);
+
+	if (c->limit_hit) {
+		char note[256];
+		culprit_format(note, sizeof note,
+			       "the calling-context tree reached its limit of %u nodes; "
+			       "%llu samples were dropped (raise CULPRIT_MAX_NODES)",
+			       c->limit, (unsigned long long)t->counter[CNT_DROP_MEMORY]);
+		mfile_section_begin(&w, MFILE_TAG_NOTE);
+		mfile_put_u32(&w, 1);
+		mfile_put_str(&w, note);
+		mfile_section_end(&w);
+	}
+	int rc = finish_file(&w);
+	culprit_unmap(buf, WRITE_BUFFER);
+	return rc;
+}
+
+/* async-signal-safe */
+int writer_process_file(uint32_t reason, int status)
+{
+	struct culprit_process *p = &culprit_process;
+	struct mfile_writer w;
+	char stem[128], prog[48];
+	void *buf = culprit_map(WRITE_BUFFER);
+
+	if (!buf)
+		return -1;
+	program_stem(prog, sizeof prog);
+	culprit_format(stem, sizeof stem, "%s-%d-%u", prog, (int)p->pid, p->generation);
+	if (open_unique(&w, stem, "process", MFILE_PROCESS, buf) < 0) {
+		culprit_unmap(buf, WRITE_BUFFER);
+		return -1;
+	}
+
+	mfile_section_begin(&w, MFILE_TAG_IDNT);
+	mfile_put_u64(&w, p->nonce);
+	mfile_put_u32(&w, (uint32_t)p->pid);
+	mfile_put_u32(&w, (uint32_t)p->ppid);
+	mfile_put_u32(&w, p->generation);
+	mfile_put_u32(&w, (uint32_t)p->mpi_rank);
+	mfile_put_u64(&w, p->start_realtime_ns);
+	mfile_put_u64(&w, p->start_monotonic_ns);
+	mfile_put_u64(&w, culprit_now_realtime());
+	mfile_put_u64(&w, culprit_now_monotonic());
+	mfile_put_u32(&w, reason);
+	mfile_put_u32(&w, (uint32_t)status);
+	mfile_put_u32(&w, atomic_load(&p->threads_measured));
+	mfile_put_str(&w, p->host);
+	mfile_put_str(&w, p->exe);
+	mfile_put_str(&w, p->cwd);
+	mfile_put_str(&w, p->rank_source);
+	mfile_put_str(&w, culprit_config.experiment);
+	mfile_section_end(&w);
+
+	uint32_t argc = 0;
+	for (size_t i = 0; i < p->argv_len; i++)
+		argc += p->argv[i] == 0;
+	mfile_section_begin(&w, MFILE_TAG_ARGV);
+	mfile_put_u32(&w, argc);
+	for (size_t i = 0; i < p->argv_len; i += strlen(p->argv + i) + 1)
+		mfile_put_str(&w, p->argv + i);
+	mfile_section_end(&w);
+
+	mfile_section_begin(&w, MFILE_TAG_EVNT);
+	mfile_put_u32(&w, (uint32_t)culprit_config.nevents);
+	for (int i = 0; i < culprit_config.nevents; i++) {
+		const struct event_spec *e = &culprit_config.events[i];
+		mfile_put_str(&w, e->name);
+		mfile_put_str(&w, e->unit);
+		mfile_put_u32(&w, e->source);
+		mfile_put_u32(&w, e->flags);
+		mfile_put_u64(&w, e->period);
+		mfile_put_u32(&w, e->perf_type);
+		mfile_put_u32(&w, 0);
+		mfile_put_u64(&w, e->perf_config);
+		mfile_put_u64(&w, e->perf_config1);
+		mfile_put_u64(&w, e->perf_config2);
+	}
+	mfile_section_end(&w);
+
+	loadmap_write(&w);
+	int rc = finish_file(&w);
+	culprit_unmap(buf, WRITE_BUFFER);
+	return rc;
+}

@@ -1,0 +1,742 @@
+/* mfile_read.c - the validating reader of measurement files.
+ *
+ * Two passes: the frame pass walks the header and section headers, checking
+ * bounds and checksums; the decode pass turns each known section into the
+ * structures of mfile_read.h through a bounds-checked cursor.  Any problem
+ * is reported with CORRUPT(), which records the file offset and the line
+ * here that caught it, and stops the load.
+ */
+#include "mfile_read.h"
+#include "mfile_format.h"
+#include "crc32c.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+struct mfile_block {
+	struct mfile_block *next;
+	/* payload follows, max-aligned */
+	_Alignas(16) unsigned char data[];
+};
+
+/* A bounds-checked view of one section's payload. */
+struct cursor {
+	const unsigned char *p;	/* payload */
+	uint64_t len;		/* payload length */
+	uint64_t pos;		/* next byte to read */
+	uint64_t base;		/* file offset of p[0] */
+	const char *section;	/* tag name, for messages */
+	struct mfile *mf;	/* allocations go here */
+	struct mfile_error *err;
+	int failed;
+};
+
+static void corrupt(struct mfile_error *err, int line, uint64_t offset,
+		    const char *section, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+
+static void corrupt(struct mfile_error *err, int line, uint64_t offset,
+		    const char *section, const char *fmt, ...)
+{
+	char what[400];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof what, fmt, ap);
+	va_end(ap);
+	err->offset = offset;
+	err->reader_line = line;
+	if (section)
+		snprintf(err->msg, sizeof err->msg, "offset %#llx, section %s: %s",
+			 (unsigned long long)offset, section, what);
+	else
+		snprintf(err->msg, sizeof err->msg, "offset %#llx: %s",
+			 (unsigned long long)offset, what);
+}
+
+/* Reports corruption at the cursor's position and marks it failed. */
+#define CORRUPT(c, ...)                                                     \
+	do {                                                                \
+		if (!(c)->failed)                                           \
+			corrupt((c)->err, __LINE__, (c)->base + (c)->pos,   \
+				(c)->section, __VA_ARGS__);                 \
+		(c)->failed = 1;                                            \
+	} while (0)
+
+static void *mf_alloc(struct mfile *mf, size_t size)
+{
+	struct mfile_block *b = calloc(1, sizeof *b + size + 1);
+	if (!b) {
+		fprintf(stderr, "culprit: out of memory\n");
+		exit(1);
+	}
+	b->next = mf->blocks;
+	mf->blocks = b;
+	return b->data;
+}
+
+void mfile_free(struct mfile *mf)
+{
+	if (!mf)
+		return;
+	struct mfile_block *b = mf->blocks;
+	while (b) {
+		struct mfile_block *n = b->next;
+		free(b);
+		b = n;
+	}
+	free(mf);
+}
+
+static uint64_t le(const unsigned char *p, int n)
+{
+	uint64_t v = 0;
+	for (int i = n - 1; i >= 0; i--)
+		v = v << 8 | p[i];
+	return v;
+}
+
+static int need(struct cursor *c, uint64_t n, const char *field)
+{
+	if (c->failed)
+		return 0;
+	if (n > c->len - c->pos) {
+		CORRUPT(c, "%s needs %llu bytes but only %llu are left", field,
+			(unsigned long long)n, (unsigned long long)(c->len - c->pos));
+		return 0;
+	}
+	return 1;
+}
+
+static uint64_t get(struct cursor *c, int n, const char *field)
+{
+	if (!need(c, (uint64_t)n, field))
+		return 0;
+	uint64_t v = le(c->p + c->pos, n);
+	c->pos += (uint64_t)n;
+	return v;
+}
+
+#define get_u8(c, f) ((uint8_t)get(c, 1, f))
+#define get_u16(c, f) ((uint16_t)get(c, 2, f))
+#define get_u32(c, f) ((uint32_t)get(c, 4, f))
+#define get_u64(c, f) get(c, 8, f)
+
+static int32_t get_i32(struct cursor *c, const char *field)
+{
+	uint32_t u = get_u32(c, field);
+	int32_t v;
+	memcpy(&v, &u, sizeof v);
+	return v;
+}
+
+static double get_f64(struct cursor *c, const char *field)
+{
+	uint64_t u = get_u64(c, field);
+	double v;
+	memcpy(&v, &u, sizeof v);
+	return v;
+}
+
+/* A string: u32 length, bytes.  Returns a NUL-terminated copy. */
+static char *get_str(struct cursor *c, const char *field)
+{
+	uint32_t n = get_u32(c, field);
+	if (!need(c, n, field))
+		return NULL;
+	if (memchr(c->p + c->pos, 0, n)) {
+		CORRUPT(c, "%s contains a NUL byte", field);
+		return NULL;
+	}
+	char *s = mf_alloc(c->mf, n);
+	memcpy(s, c->p + c->pos, n);
+	c->pos += n;
+	return s;
+}
+
+/* A count of records that each take at least MIN_SIZE bytes: refuses counts
+ * the remaining payload cannot hold, so a corrupt count cannot make us
+ * allocate gigabytes. */
+static uint32_t get_count(struct cursor *c, uint64_t min_size, const char *field)
+{
+	uint32_t n = get_u32(c, field);
+	if (c->failed)
+		return 0;
+	if (min_size && (uint64_t)n > (c->len - c->pos) / min_size) {
+		CORRUPT(c, "%s is %u, more than the %llu remaining bytes can hold",
+			field, n, (unsigned long long)(c->len - c->pos));
+		return 0;
+	}
+	return n;
+}
+
+static void *alloc_array(struct cursor *c, uint32_t n, size_t size)
+{
+	return mf_alloc(c->mf, (size_t)n * size);
+}
+
+static void check_end(struct cursor *c)
+{
+	if (!c->failed && c->pos != c->len)
+		CORRUPT(c, "%llu unexpected bytes after the last field",
+			(unsigned long long)(c->len - c->pos));
+}
+
+/* ---- section decoders ---------------------------------------------- */
+
+static void decode_idnt(struct cursor *c, struct mfile_process *p)
+{
+	p->nonce = get_u64(c, "nonce");
+	p->pid = get_u32(c, "pid");
+	p->ppid = get_u32(c, "ppid");
+	p->generation = get_u32(c, "generation");
+	p->mpi_rank = get_i32(c, "mpi_rank");
+	p->start_realtime_ns = get_u64(c, "start_realtime_ns");
+	p->start_monotonic_ns = get_u64(c, "start_monotonic_ns");
+	p->end_realtime_ns = get_u64(c, "end_realtime_ns");
+	p->end_monotonic_ns = get_u64(c, "end_monotonic_ns");
+	uint64_t at = c->pos;
+	p->end_reason = get_u32(c, "end_reason");
+	if (!c->failed && p->end_reason > MFILE_END_MAX) {
+		c->pos = at;
+		CORRUPT(c, "end_reason %u is not a known reason", p->end_reason);
+	}
+	p->end_status = get_i32(c, "end_status");
+	p->thread_count = get_u32(c, "thread_count");
+	p->host = get_str(c, "host");
+	p->exe = get_str(c, "exe");
+	p->cwd = get_str(c, "cwd");
+	p->rank_source = get_str(c, "rank_source");
+	p->experiment = get_str(c, "experiment");
+	if (!c->failed && p->pid == 0)
+		CORRUPT(c, "pid is 0");
+	check_end(c);
+}
+
+static void decode_argv(struct cursor *c, struct mfile_process *p)
+{
+	p->argc = get_count(c, 4, "argc");
+	p->argv = alloc_array(c, p->argc + 1, sizeof *p->argv);
+	for (uint32_t i = 0; i < p->argc && !c->failed; i++)
+		p->argv[i] = get_str(c, "argument");
+	check_end(c);
+}
+
+static void decode_evnt(struct cursor *c, struct mfile_process *p)
+{
+	p->nevents = get_count(c, 56, "event count");
+	p->events = alloc_array(c, p->nevents, sizeof *p->events);
+	for (uint32_t i = 0; i < p->nevents && !c->failed; i++) {
+		struct mfile_event *e = &p->events[i];
+		e->name = get_str(c, "event name");
+		e->unit = get_str(c, "event unit");
+		uint64_t at = c->pos;
+		e->source = get_u32(c, "event source");
+		e->flags = get_u32(c, "event flags");
+		if (!c->failed && (e->source == 0 || e->source > MFILE_SRC_MAX)) {
+			c->pos = at;
+			CORRUPT(c, "event %u has unknown source %u", i, e->source);
+		}
+		if (!c->failed && (e->flags & ~MFILE_EVENT_FREQ)) {
+			c->pos = at + 4;
+			CORRUPT(c, "event %u has unknown flags %#x", i, e->flags);
+		}
+		e->period = get_u64(c, "event period");
+		e->perf_type = get_u32(c, "perf_type");
+		(void)get_u32(c, "reserved");
+		e->perf_config = get_u64(c, "perf_config");
+		e->perf_config1 = get_u64(c, "perf_config1");
+		e->perf_config2 = get_u64(c, "perf_config2");
+		if (!c->failed && (!e->name[0] || e->period == 0))
+			CORRUPT(c, "event %u has an empty name or a zero period", i);
+	}
+	if (!c->failed && p->nevents == 0)
+		CORRUPT(c, "no events");
+	check_end(c);
+}
+
+static void decode_mods(struct cursor *c, struct mfile_process *p)
+{
+	p->nmodules = get_count(c, 48, "module count");
+	p->modules = alloc_array(c, p->nmodules, sizeof *p->modules);
+	for (uint32_t i = 0; i < p->nmodules && !c->failed; i++) {
+		struct mfile_module *m = &p->modules[i];
+		uint64_t at = c->pos;
+		m->id = get_u32(c, "module id");
+		m->flags = get_u32(c, "module flags");
+		if (!c->failed && m->id == 0) {
+			c->pos = at;
+			CORRUPT(c, "module %u has id 0", i);
+		}
+		for (uint32_t j = 0; j < i && !c->failed; j++)
+			if (p->modules[j].id == m->id) {
+				c->pos = at;
+				CORRUPT(c, "module id %u appears twice", m->id);
+			}
+		if (!c->failed && (m->flags & ~MFILE_MOD_FLAGS)) {
+			c->pos = at + 4;
+			CORRUPT(c, "module %u has unknown flags %#x", m->id, m->flags);
+		}
+		m->load_bias = get_u64(c, "load_bias");
+		m->load_ns = get_u64(c, "load_ns");
+		m->unload_ns = get_u64(c, "unload_ns");
+		m->path = get_str(c, "module path");
+		m->build_id_len = get_u32(c, "build_id length");
+		if (!c->failed && m->build_id_len > 64)
+			CORRUPT(c, "module %u build-id is %u bytes (at most 64)", m->id,
+				m->build_id_len);
+		if (need(c, m->build_id_len, "build_id")) {
+			m->build_id = mf_alloc(c->mf, m->build_id_len);
+			memcpy(m->build_id, c->p + c->pos, m->build_id_len);
+			c->pos += m->build_id_len;
+		}
+		m->nsegments = get_count(c, 32, "segment count");
+		m->segments = alloc_array(c, m->nsegments, sizeof *m->segments);
+		for (uint32_t k = 0; k < m->nsegments && !c->failed; k++) {
+			struct mfile_segment *s = &m->segments[k];
+			s->vaddr = get_u64(c, "segment vaddr");
+			s->memsz = get_u64(c, "segment memsz");
+			s->file_offset = get_u64(c, "segment offset");
+			s->p_flags = get_u32(c, "segment flags");
+			(void)get_u32(c, "reserved");
+			if (!c->failed && s->vaddr + s->memsz < s->vaddr)
+				CORRUPT(c, "module %u segment %u wraps around the address space",
+					m->id, k);
+		}
+		if (!c->failed && m->unload_ns && m->unload_ns < m->load_ns)
+			CORRUPT(c, "module %u unloaded before it was loaded", m->id);
+	}
+	check_end(c);
+}
+
+static void decode_thrd(struct cursor *c, struct mfile_thread *t)
+{
+	t->process_nonce = get_u64(c, "process_nonce");
+	t->pid = get_u32(c, "pid");
+	t->generation = get_u32(c, "generation");
+	t->seq = get_u32(c, "seq");
+	t->tid = get_u32(c, "tid");
+	t->start_realtime_ns = get_u64(c, "start_realtime_ns");
+	t->end_realtime_ns = get_u64(c, "end_realtime_ns");
+	uint64_t at = c->pos;
+	t->end_reason = get_u32(c, "end_reason");
+	if (!c->failed && t->end_reason > MFILE_END_MAX) {
+		c->pos = at;
+		CORRUPT(c, "end_reason %u is not a known reason", t->end_reason);
+	}
+	t->flags = get_u32(c, "flags");
+	t->creator_seq = get_u32(c, "creator_seq");
+	t->creator_node = get_u32(c, "creator_node");
+	t->name = get_str(c, "thread name");
+	if (!c->failed && (t->pid == 0 || t->tid == 0))
+		CORRUPT(c, "pid or tid is 0");
+	check_end(c);
+}
+
+static void decode_cols(struct cursor *c, struct mfile_thread *t)
+{
+	t->ncolumns = get_count(c, 8, "column count");
+	t->columns = alloc_array(c, t->ncolumns, sizeof *t->columns);
+	for (uint32_t i = 0; i < t->ncolumns && !c->failed; i++) {
+		t->columns[i].event = get_u32(c, "column event");
+		t->columns[i].metric = get_str(c, "column metric");
+		if (!c->failed && !t->columns[i].metric[0])
+			CORRUPT(c, "column %u has no metric name", i);
+	}
+	check_end(c);
+}
+
+static void decode_cntr(struct cursor *c, struct mfile_thread *t)
+{
+	t->ncounters = get_count(c, 12, "counter count");
+	t->counters = alloc_array(c, t->ncounters, sizeof *t->counters);
+	for (uint32_t i = 0; i < t->ncounters && !c->failed; i++) {
+		t->counters[i].name = get_str(c, "counter name");
+		t->counters[i].value = get_u64(c, "counter value");
+	}
+	check_end(c);
+}
+
+static void decode_node(struct cursor *c, struct mfile_thread *t)
+{
+	t->nnodes = get_count(c, MFILE_NODE_SIZE, "node count");
+	if (!c->failed && t->nnodes == 0)
+		CORRUPT(c, "the tree has no root node");
+	t->nodes = alloc_array(c, t->nnodes, sizeof *t->nodes);
+	for (uint32_t i = 0; i < t->nnodes && !c->failed; i++) {
+		struct mfile_node *n = &t->nodes[i];
+		uint64_t at = c->pos;
+		n->parent = get_u32(c, "node parent");
+		n->kind = get_u8(c, "node kind");
+		n->flags = get_u8(c, "node flags");
+		(void)get_u16(c, "reserved");
+		n->module = get_u32(c, "node module");
+		(void)get_u32(c, "reserved");
+		n->key = get_u64(c, "node key");
+		if (c->failed)
+			break;
+		c->pos = at;	/* report problems at the node's first byte */
+		if (i == 0) {
+			if (n->kind != MFILE_NODE_ROOT || n->parent != MFILE_NONE)
+				CORRUPT(c, "node 0 is not the root (kind %u, parent %u)",
+					n->kind, n->parent);
+		} else if (n->parent >= i) {
+			CORRUPT(c, "node %u has parent %u, which is not an earlier node",
+				i, n->parent);
+		} else if (n->kind == MFILE_NODE_ROOT || n->kind > MFILE_NODE_KIND_MAX) {
+			CORRUPT(c, "node %u has kind %u, which is not allowed here", i,
+				n->kind);
+		} else if (n->flags & ~MFILE_NODE_FLAGS) {
+			CORRUPT(c, "node %u has unknown flags %#x", i, n->flags);
+		} else if (n->kind == MFILE_NODE_MARKER &&
+			   (n->key == 0 || n->key > MFILE_MARKER_MAX)) {
+			CORRUPT(c, "node %u is marker %llu, which is unknown", i,
+				(unsigned long long)n->key);
+		}
+		c->pos = at + MFILE_NODE_SIZE;
+	}
+	check_end(c);
+}
+
+static void decode_mtrc(struct cursor *c, struct mfile_thread *t)
+{
+	t->nvalues = get_count(c, MFILE_VALUE_SIZE, "value count");
+	t->values = alloc_array(c, t->nvalues, sizeof *t->values);
+	for (uint32_t i = 0; i < t->nvalues && !c->failed; i++) {
+		struct mfile_value *v = &t->values[i];
+		uint64_t at = c->pos;
+		v->node = get_u32(c, "value node");
+		v->column = get_u32(c, "value column");
+		v->value = get_f64(c, "value");
+		if (c->failed)
+			break;
+		c->pos = at;
+		if (v->node >= t->nnodes)
+			CORRUPT(c, "value %u is for node %u, but the tree has %u nodes",
+				i, v->node, t->nnodes);
+		else if (v->column >= t->ncolumns)
+			CORRUPT(c, "value %u is for column %u, but there are %u columns",
+				i, v->column, t->ncolumns);
+		else if (!isfinite(v->value))
+			CORRUPT(c, "value %u is not a finite number", i);
+		c->pos = at + MFILE_VALUE_SIZE;
+	}
+	check_end(c);
+}
+
+static void decode_note(struct cursor *c, struct mfile *mf)
+{
+	mf->nnotes = get_count(c, 4, "note count");
+	mf->notes = alloc_array(c, mf->nnotes + 1, sizeof *mf->notes);
+	for (uint32_t i = 0; i < mf->nnotes && !c->failed; i++)
+		mf->notes[i] = get_str(c, "note");
+	check_end(c);
+}
+
+/* ---- framing ----------------------------------------------------------- */
+
+struct section_kind {
+	uint32_t tag;
+	uint32_t file_kind;	/* the kind of file it belongs in */
+	int required;
+};
+
+static const struct section_kind known_sections[] = {
+	{ MFILE_TAG_IDNT, MFILE_PROCESS, 1 },
+	{ MFILE_TAG_ARGV, MFILE_PROCESS, 1 },
+	{ MFILE_TAG_EVNT, MFILE_PROCESS, 1 },
+	{ MFILE_TAG_MODS, MFILE_PROCESS, 1 },
+	{ MFILE_TAG_THRD, MFILE_THREAD, 1 },
+	{ MFILE_TAG_COLS, MFILE_THREAD, 1 },
+	{ MFILE_TAG_CNTR, MFILE_THREAD, 1 },
+	{ MFILE_TAG_NODE, MFILE_THREAD, 1 },
+	{ MFILE_TAG_MTRC, MFILE_THREAD, 1 },
+	{ MFILE_TAG_NOTE, 0, 0 },
+};
+#define NKNOWN (sizeof known_sections / sizeof known_sections[0])
+
+const char *mfile_tag_name(uint32_t tag, char buf[5])
+{
+	for (int i = 0; i < 4; i++) {
+		unsigned char ch = (unsigned char)(tag >> (8 * i));
+		buf[i] = (ch >= 0x20 && ch < 0x7f) ? (char)ch : '?';
+	}
+	buf[4] = 0;
+	return buf;
+}
+
+static int decode_section(struct mfile *mf, uint32_t tag, struct cursor *c)
+{
+	/* The thread decoders check MTRC against NODE and COLS, which the
+	 * writer always puts first; the caller decodes in that order. */
+	switch (tag) {
+	case MFILE_TAG_IDNT: decode_idnt(c, &mf->u.process); break;
+	case MFILE_TAG_ARGV: decode_argv(c, &mf->u.process); break;
+	case MFILE_TAG_EVNT: decode_evnt(c, &mf->u.process); break;
+	case MFILE_TAG_MODS: decode_mods(c, &mf->u.process); break;
+	case MFILE_TAG_THRD: decode_thrd(c, &mf->u.thread); break;
+	case MFILE_TAG_COLS: decode_cols(c, &mf->u.thread); break;
+	case MFILE_TAG_CNTR: decode_cntr(c, &mf->u.thread); break;
+	case MFILE_TAG_NODE: decode_node(c, &mf->u.thread); break;
+	case MFILE_TAG_MTRC: decode_mtrc(c, &mf->u.thread); break;
+	case MFILE_TAG_NOTE: decode_note(c, mf); break;
+	default: break;
+	}
+	return c->failed ? -1 : 0;
+}
+
+int mfile_parse(const void *data, size_t size, struct mfile **out,
+		struct mfile_error *err)
+{
+	const unsigned char *b = data;
+	struct mfile *mf;
+	char tn[5];
+
+	memset(err, 0, sizeof *err);
+	*out = NULL;
+	if (size < MFILE_HEADER_SIZE) {
+		corrupt(err, __LINE__, 0, NULL,
+			"file is %zu bytes, shorter than the %d-byte header (truncated?)",
+			size, MFILE_HEADER_SIZE);
+		return -1;
+	}
+	if (memcmp(b, MFILE_MAGIC, MFILE_MAGIC_LEN) != 0) {
+		corrupt(err, __LINE__, 0, NULL, "not a culprit measurement file (bad magic)");
+		return -1;
+	}
+	uint16_t major = (uint16_t)le(b + 8, 2), minor = (uint16_t)le(b + 10, 2);
+	uint32_t kind = (uint32_t)le(b + 12, 4);
+	if ((uint32_t)le(b + 28, 4) != crc32c_update(0, b, 28)) {
+		corrupt(err, __LINE__, 28, NULL, "header checksum mismatch");
+		return -1;
+	}
+	if (major != MFILE_VERSION_MAJOR) {
+		corrupt(err, __LINE__, 8, NULL,
+			"format version %u.%u; this culprit reads version %d.x%s",
+			major, minor, MFILE_VERSION_MAJOR,
+			major > MFILE_VERSION_MAJOR ? " (upgrade culprit)" : "");
+		return -1;
+	}
+	if (kind != MFILE_PROCESS && kind != MFILE_THREAD) {
+		corrupt(err, __LINE__, 12, NULL, "unknown file kind %u", kind);
+		return -1;
+	}
+	if (le(b + 16, 4) != MFILE_HEADER_SIZE) {
+		corrupt(err, __LINE__, 16, NULL, "header size %u, expected %d",
+			(unsigned)le(b + 16, 4), MFILE_HEADER_SIZE);
+		return -1;
+	}
+
+	mf = calloc(1, sizeof *mf);
+	if (!mf) {
+		fprintf(stderr, "culprit: out of memory\n");
+		exit(1);
+	}
+	mf->kind = kind;
+	mf->version_major = major;
+	mf->version_minor = minor;
+
+	/* Frame pass: every section header in bounds, every checksum right,
+	 * an END that counts the sections before it, nothing after END. */
+	uint64_t off = MFILE_HEADER_SIZE, cap = 0;
+	int ended = 0;
+	while (!ended) {
+		if (off == size) {
+			corrupt(err, __LINE__, off, NULL,
+				"file ends without its END section (truncated: the "
+				"writer was interrupted or the file was cut short)");
+			goto bad;
+		}
+		if (size - off < MFILE_SECTION_HEADER_SIZE) {
+			corrupt(err, __LINE__, off, NULL,
+				"truncated: %llu bytes where a %d-byte section header should be",
+				(unsigned long long)(size - off), MFILE_SECTION_HEADER_SIZE);
+			goto bad;
+		}
+		uint32_t tag = (uint32_t)le(b + off, 4);
+		uint32_t crc = (uint32_t)le(b + off + 4, 4);
+		uint64_t len = le(b + off + 8, 8);
+		uint64_t avail = size - off - MFILE_SECTION_HEADER_SIZE;
+		uint64_t padded = len + ((8 - (len & 7)) & 7);
+		if (len > avail || padded > avail) {
+			corrupt(err, __LINE__, off + 8, mfile_tag_name(tag, tn),
+				"length %llu runs past the end of the file (%llu bytes left; truncated?)",
+				(unsigned long long)len, (unsigned long long)avail);
+			goto bad;
+		}
+		const unsigned char *payload = b + off + MFILE_SECTION_HEADER_SIZE;
+		if (crc32c_update(0, payload, (size_t)len) != crc) {
+			corrupt(err, __LINE__, off + 4, mfile_tag_name(tag, tn),
+				"checksum mismatch: the %llu-byte payload is damaged",
+				(unsigned long long)len);
+			goto bad;
+		}
+		if (mf->nsections == cap) {
+			cap = cap ? 2 * cap : 16;
+			struct mfile_section_info *s = mf_alloc(mf, cap * sizeof *s);
+			if (mf->nsections)
+				memcpy(s, mf->sections, mf->nsections * sizeof *s);
+			mf->sections = s;
+		}
+		mf->sections[mf->nsections].tag = tag;
+		mf->sections[mf->nsections].offset = off;
+		mf->sections[mf->nsections].length = len;
+		if (tag == MFILE_TAG_END) {
+			if (len != 8 || le(payload, 4) != mf->nsections) {
+				corrupt(err, __LINE__, off, "END",
+					"END counts %u sections but the file has %u",
+					len >= 4 ? (unsigned)le(payload, 4) : 0, mf->nsections);
+				goto bad;
+			}
+			ended = 1;
+		} else {
+			mf->nsections++;
+		}
+		off += MFILE_SECTION_HEADER_SIZE + padded;
+	}
+	if (off != size) {
+		corrupt(err, __LINE__, off, NULL, "%llu bytes of garbage after the END section",
+			(unsigned long long)(size - off));
+		goto bad;
+	}
+
+	/* Decode pass, in the order of known_sections so that MTRC can be
+	 * checked against NODE and COLS. */
+	for (size_t k = 0; k < NKNOWN; k++) {
+		const struct section_kind *sk = &known_sections[k];
+		int found = 0;
+		for (uint32_t i = 0; i < mf->nsections; i++) {
+			const struct mfile_section_info *si = &mf->sections[i];
+			if (si->tag != sk->tag)
+				continue;
+			if (sk->file_kind && sk->file_kind != kind) {
+				corrupt(err, __LINE__, si->offset, mfile_tag_name(si->tag, tn),
+					"this section does not belong in a %s file",
+					kind == MFILE_PROCESS ? "process" : "thread");
+				goto bad;
+			}
+			if (found++) {
+				corrupt(err, __LINE__, si->offset, mfile_tag_name(si->tag, tn),
+					"the section appears twice");
+				goto bad;
+			}
+			struct cursor c = {
+				.p = b + si->offset + MFILE_SECTION_HEADER_SIZE,
+				.len = si->length,
+				.base = si->offset + MFILE_SECTION_HEADER_SIZE,
+				.section = mfile_tag_name(si->tag, tn),
+				.mf = mf,
+				.err = err,
+			};
+			if (decode_section(mf, si->tag, &c) < 0)
+				goto bad;
+		}
+		if (!found && sk->required && sk->file_kind == kind) {
+			corrupt(err, __LINE__, 0, NULL, "required section %s is missing",
+				mfile_tag_name(sk->tag, tn));
+			goto bad;
+		}
+	}
+	/* Unknown sections: fine from a newer minor version, damage otherwise. */
+	if (minor <= MFILE_VERSION_MINOR) {
+		for (uint32_t i = 0; i < mf->nsections; i++) {
+			int known = 0;
+			for (size_t k = 0; k < NKNOWN; k++)
+				known |= mf->sections[i].tag == known_sections[k].tag;
+			if (!known) {
+				corrupt(err, __LINE__, mf->sections[i].offset,
+					mfile_tag_name(mf->sections[i].tag, tn),
+					"unknown section in a version %u.%u file", major, minor);
+				goto bad;
+			}
+		}
+	}
+	if (!mf->notes)
+		mf->notes = mf_alloc(mf, sizeof *mf->notes);
+	*out = mf;
+	return 0;
+bad:
+	mfile_free(mf);
+	return -1;
+}
+
+int mfile_load(const char *path, struct mfile **out, struct mfile_error *err)
+{
+	struct stat st;
+	unsigned char *data;
+	int fd, rc;
+
+	memset(err, 0, sizeof *err);
+	*out = NULL;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(err->msg, sizeof err->msg, "cannot open: %s", strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		snprintf(err->msg, sizeof err->msg, "not a regular file");
+		close(fd);
+		return -1;
+	}
+	data = malloc(st.st_size ? (size_t)st.st_size : 1);
+	if (!data) {
+		snprintf(err->msg, sizeof err->msg, "file too large to read (%lld bytes)",
+			 (long long)st.st_size);
+		close(fd);
+		return -1;
+	}
+	size_t got = 0;
+	while (got < (size_t)st.st_size) {
+		ssize_t r = read(fd, data + got, (size_t)st.st_size - got);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		got += (size_t)r;
+	}
+	close(fd);
+	rc = mfile_parse(data, got, out, err);
+	free(data);
+	return rc;
+}
+
+const char *mfile_end_reason_name(uint32_t r)
+{
+	static const char *const names[] = {
+		"unknown", "exit", "_exit", "exec", "signal", "thread-exit", "cancelled"
+	};
+	return r <= MFILE_END_MAX ? names[r] : "?";
+}
+
+const char *mfile_source_name(uint32_t s)
+{
+	static const char *const names[] = { "?", "perf_event", "cpu-timer", "real-timer" };
+	return s <= MFILE_SRC_MAX ? names[s] : "?";
+}
+
+const char *mfile_node_kind_name(uint32_t k)
+{
+	static const char *const names[] = { "root", "frame", "marker", "ref", "logical" };
+	return k <= MFILE_NODE_KIND_MAX ? names[k] : "?";
+}
+
+const char *mfile_marker_name(uint64_t m)
+{
+	static const char *const names[] = { "?", "partial", "truncated" };
+	return m <= MFILE_MARKER_MAX ? names[m] : "?";
+}
+
+uint64_t mfile_thread_counter(const struct mfile_thread *t, const char *name)
+{
+	for (uint32_t i = 0; i < t->ncounters; i++)
+		if (strcmp(t->counters[i].name, name) == 0)
+			return t->counters[i].value;
+	return 0;
+}

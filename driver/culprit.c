@@ -1,0 +1,75 @@
+/* culprit.c - the `culprit` command: dispatches to its subcommands.
+ *
+ *   culprit run     collect measurements (run.c, with the collector)
+ *   culprit dump    print a measurement file (dump.c)
+ *
+ * Exit status 0 on success, 1 on failure, 2 on a usage error; `culprit
+ * run` exits with the profiled program's status.
+ */
+#include "config.h"
+#include "driver.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+static const char usage[] =
+	"usage: culprit COMMAND [ARGS...]\n"
+	"\n"
+	"A sampling call-path profiler that explains why parallel programs do not scale.\n"
+	"\n"
+	"Commands:\n"
+	"  run     run a program and record measurements    culprit run ./app args\n"
+	"  dump    print one measurement file                culprit dump DIR/FILE\n"
+	"\n"
+	"`culprit COMMAND --help` describes each command; see also culprit(1).\n";
+
+void die_msg(const char *fmt, ...)
+{
+	va_list ap;
+	fputs("culprit: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+void warn_msg(const char *fmt, ...)
+{
+	va_list ap;
+	fputs("culprit: warning: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static const struct command {
+	const char *name;
+	int (*run)(int, char **);
+} commands[] = {
+	{ "run", cmd_run },
+	{ "dump", cmd_dump },
+};
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		fputs(usage, stderr);
+		return EXIT_USAGE;
+	}
+	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
+	    strcmp(argv[1], "help") == 0) {
+		fputs(usage, stdout);
+		return EXIT_OK;
+	}
+	if (strcmp(argv[1], "--version") == 0) {
+		printf("culprit %s\n", PACKAGE_VERSION);
+		return EXIT_OK;
+	}
+	for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
+		if (strcmp(argv[1], commands[i].name) == 0)
+			return commands[i].run(argc - 1, argv + 1);
+	fprintf(stderr, "culprit: '%s' is not a culprit command\n\n%s", argv[1], usage);
+	return EXIT_USAGE;
+}

@@ -1,0 +1,30 @@
+/* driver.h - the `culprit` command: subcommands and what they share. */
+#ifndef CULPRIT_DRIVER_H
+#define CULPRIT_DRIVER_H
+
+#include <stddef.h>
+
+#include "event_spec.h"
+
+/* Exit statuses of culprit's own commands (`culprit run` exits with the
+ * program's status instead). */
+enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2 };
+
+int cmd_run(int argc, char **argv);
+int cmd_dump(int argc, char **argv);
+
+/* Prints "culprit: <message>" to stderr. */
+void die_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void warn_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* ---- events (events.c) ---- */
+
+/* Resolves what the user wrote after -e ("CPUTIME@f1000", "cycles@100003",
+ * "REALTIME@5ms") into *OUT and checks that this machine can sample it.
+ * Returns 0, or -1 after writing one line that says what is wrong and what
+ * to do into ERR. */
+int events_resolve(const char *spec, struct event_spec *out, char *err, size_t errlen);
+/* Prints every event this machine knows, marking those it can sample. */
+void events_list(void);
+
+#endif
