@@ -199,6 +199,7 @@ enum thread_counter {
 	CNT_TRUNCATED,		/* unwinds deeper than the depth cap */
 	CNT_FAULTS,		/* memory faults caught while unwinding */
 	CNT_UNKNOWN_FRAMES,	/* frames outside every known module */
+	CNT_HANDLER_NS,		/* time spent in our sample handler */
 	CNT_MAX
 };
 HIDDEN extern const char *const culprit_counter_names[CNT_MAX];

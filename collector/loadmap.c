@@ -244,7 +244,8 @@ static void add_module(const struct dl_phdr_info *info, int first)
 
 	const char *name = info->dlpi_name;
 	uint32_t off;
-	if (vdso_base && (uintptr_t)info->dlpi_phdr - vdso_base < 65536) {
+	if (vdso_base &&
+	    (uintptr_t)info->dlpi_phdr == vdso_base + ((const ElfW(Ehdr) *)vdso_base)->e_phoff) {
 		char buf[160];
 		m->flags |= MFILE_MOD_VDSO;
 		vdso_name(m->build_id, m->build_id_len, buf, sizeof buf);

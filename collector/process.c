@@ -272,7 +272,7 @@ void culprit_process_finish(uint32_t reason, int status)
 
 void culprit_process_before_exec(void)
 {
-	culprit_process_finish(MFILE_END_EXEC, 0);
+	culprit_process_finish(MFILE_END_EXEC, -1);
 }
 
 void culprit_process_after_failed_exec(void)

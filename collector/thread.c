@@ -39,6 +39,7 @@ const char *const culprit_counter_names[CNT_MAX] = {
 	[CNT_TRUNCATED] = "unwind:truncated",
 	[CNT_FAULTS] = "unwind:faults",
 	[CNT_UNKNOWN_FRAMES] = "frames:unknown_module",
+	[CNT_HANDLER_NS] = "collector:handler_ns",
 };
 
 /* async-signal-safe */
