@@ -572,6 +572,12 @@ int mfile_parse(const void *data, size_t size, struct mfile **out,
 			goto bad;
 		}
 		const unsigned char *payload = b + off + MFILE_SECTION_HEADER_SIZE;
+		for (uint64_t k = len; k < padded; k++)
+			if (payload[k] != 0) {
+				corrupt(err, __LINE__, off + MFILE_SECTION_HEADER_SIZE + k,
+					mfile_tag_name(tag, tn), "padding after the payload is not zero");
+				goto bad;
+			}
 		if (crc32c_update(0, payload, (size_t)len) != crc) {
 			corrupt(err, __LINE__, off + 4, mfile_tag_name(tag, tn),
 				"checksum mismatch: the %llu-byte payload is damaged",

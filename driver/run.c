@@ -264,7 +264,7 @@ int cmd_run(int argc, char **argv)
 		return EXIT_OK;
 	}
 	if (optind >= argc) {
-		fprintf(stderr, "culprit run: no program given\n%s", run_usage);
+		fprintf(stderr, "culprit run: no program given (see culprit run --help)\n");
 		return EXIT_USAGE;
 	}
 	char **prog_argv = argv + optind;

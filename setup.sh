@@ -1,0 +1,44 @@
+#!/bin/sh
+# setup.sh - installs what culprit needs on Debian 12, then builds it in
+# build/.  Arguments go to ./configure.  Used by the README's quick start
+# (examples/quickstart.sh, tests/check.sh) and by CI.
+#
+#   BUILD=dir   build somewhere else than build/
+#   CC=clang    build with clang
+set -eu
+cd "$(dirname "$0")"
+top=$(pwd)
+build=${BUILD:-build}
+
+# Debian packages: compilers and autotools, the five libraries culprit
+# uses, and the programs the tests run.
+packages="build-essential autoconf automake pkg-config libunwind-dev libpfm4-dev
+libdw-dev libelf-dev libsqlite3-dev libncurses-dev python3 xz-utils clang"
+missing=
+for p in $packages; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+	echo "setup: installing$missing"
+	if [ "$(id -u)" = 0 ]; then sudo=; else sudo=sudo; fi
+	export DEBIAN_FRONTEND=noninteractive
+	$sudo apt-get update -qq
+	# shellcheck disable=SC2086
+	$sudo apt-get install -y -qq --no-install-recommends $missing > /dev/null
+fi
+
+if [ ! -x configure ] || [ ! -f build-aux/tap-driver.sh ] || [ configure.ac -nt configure ] ||
+   [ Makefile.am -nt Makefile.in ]; then
+	echo "setup: generating the build system"
+	./autogen.sh > /dev/null 2>&1 || { ./autogen.sh; exit 1; }
+fi
+mkdir -p "$build"
+cd "$build"
+if [ ! -f Makefile ] || [ "$*" != "$(cat .configure-args 2>/dev/null)" ]; then
+	echo "setup: configuring in $build/ $*"
+	"$top/configure" -q "$@"
+	echo "$*" > .configure-args
+fi
+echo "setup: building"
+make -s -j"$(nproc)" > make.log 2>&1 || { cat make.log; exit 1; }
+echo "setup: built $build/culprit and $build/collector/libculprit.so"

@@ -1,0 +1,65 @@
+#!/bin/sh
+# run-attribution.sh - samples land where the time went: leaf functions
+# with known shares of the work, wall-clock versus CPU time, deep stacks
+# and the depth cap.
+. "${srcdir:-.}/tests/lib.sh"
+
+# Three leaves doing 1, 2 and 4 units of the same work: 1/7, 2/7, 4/7.
+profile m "$PROGRAMS/leaves" > out.txt
+check "leaves: program ran normally" grep -q "leaves done" out.txt
+f=$(one_file m/leaves-*-t0.thread)
+all=$(total "$f")
+note "$all samples"
+# The rate: 1000 samples per second of the thread's CPU time.  Without
+# perf_event (a container) CPU time comes from the kernel tick instead.
+secs=$("$CULPRIT" dump --tsv "$f" | awk -F'\t' 'NR>1 { w += $11 } END { print w / 1e9 }')
+rate=$(awk -v s="$all" -v t="$secs" 'BEGIN { print (t > 0 ? s / t : 0) }')
+note "$all samples in $secs s of CPU time: $rate per second"
+if "$CULPRIT" dump "$(one_file m/*.process)" | grep -q cpu-timer; then
+	check "leaves: at least 100 samples per CPU second (kernel-tick timer)" at_least "$rate" 100
+else
+	check "leaves: 1000 samples per CPU second, within 5%" near "$rate" 1000 50
+fi
+for leaf in leaf_one:14.29 leaf_two:28.57 leaf_four:57.14; do
+	fn=${leaf%%:*}
+	want=${leaf#*:}
+	got=$(percent "$(exclusive "$f" "$fn")" "$all")
+	note "$fn: $got% of samples (expected $want%)"
+	check "leaves: $fn has $want% of the samples, within 3 points" near "$got" "$want" 3
+done
+check "leaves: every path is complete" [ "$(counter "$f" unwind:partial)" = 0 ]
+check "leaves: main holds all the samples" nearly_all "$(inclusive "$f" main)" "$all"
+check "leaves: work is the sum of measured deltas, not samples x period" \
+	sh -c "\"$CULPRIT\" dump --tsv '$f' | awk -F'\t' 'NR>1 { w += \$11; s += \$10 } END { exit !(w != s * 1000000 && w > s * 900000 && w < s * 1100000) }'"
+
+# Wall-clock time sees the sleeps that CPU time does not.
+profile_e r REALTIME@2ms "$PROGRAMS/sleeper" > out.txt
+check "sleeper: sleeps are not cut short by wall-clock samples" grep -q "full time: yes" out.txt
+f=$(one_file r/sleeper-*-t0.thread)
+all=$(total "$f")
+nap=$(inclusive "$f" nap)
+note "REALTIME: $nap of $all samples while napping"
+check "REALTIME: about half the samples are in nap()" near "$(percent "$nap" "$all")" 50 10
+profile c "$PROGRAMS/sleeper" > out.txt
+f=$(one_file c/sleeper-*-t0.thread)
+nap=$(inclusive "$f" nap)
+all=$(total "$f")
+note "CPUTIME: $nap of $all samples while napping"
+check "CPUTIME: nap() costs almost no CPU time" at_least 5 "$(percent "$nap" "$all")"
+
+# A deep stack comes back whole; past the depth cap, it is marked.
+profile d "$PROGRAMS/recurse" 40 > out.txt
+f=$(one_file d/recurse-*-t0.thread)
+depth=$("$CULPRIT" dump --tsv "$f" | awk -F'\t' '$8 == "deep_leaf" && $10 > m { m = $10; d = $3 } END { print d + 0 }')
+note "deep_leaf is at depth $depth"
+check "recursion: 40 frames of descend() below main" at_least "$depth" 45
+check "recursion: every path is complete" [ "$(counter "$f" unwind:partial)" = 0 ]
+CULPRIT_MAX_DEPTH=16 profile t "$PROGRAMS/recurse" 40 > out.txt
+f=$(one_file t/recurse-*-t0.thread)
+check "depth cap: deep samples are counted as truncated" at_least "$(counter "$f" unwind:truncated)" 1
+check "depth cap: and hang under the truncated marker" \
+	sh -c "\"$CULPRIT\" dump '$f' | grep -q '<truncated unwind>'"
+check "depth cap: no path is longer than the cap" \
+	sh -c "\"$CULPRIT\" dump --tsv '$f' | awk -F'\t' 'NR>1 && \$3 > 17 { bad = 1 } END { exit bad }'"
+
+done_testing

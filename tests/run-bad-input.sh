@@ -1,0 +1,85 @@
+#!/bin/sh
+# run-bad-input.sh - every bad input gets one clear line and a non-zero
+# exit, before the program starts; damaged measurement files are
+# diagnosed, never crashed on.
+. "${srcdir:-.}/tests/lib.sh"
+
+P=$PROGRAMS/leaves
+
+# expect STATUS PATTERN DESCRIPTION COMMAND...: fails with STATUS, one line
+# on stderr matching PATTERN, and the program never ran.
+expect() {
+	local want=$1 pat=$2 desc=$3
+	shift 3
+	"$@" > out.txt 2> err.txt
+	local got=$?
+	check "$desc: exit status $want" [ "$got" = "$want" ]
+	check "$desc: one line on stderr" [ "$(wc -l < err.txt)" = 1 ]
+	check "$desc: message says '$pat'" grep -q "$pat" err.txt
+	check "$desc: the program did not run" [ ! -s out.txt ]
+	note "$(cat err.txt)"
+}
+
+expect 1 "unknown event 'bogus'" "unknown event" "$CULPRIT" run -e bogus -o x1 "$P"
+check "unknown event: no directory was made" [ ! -e x1 ]
+if [ -e /sys/bus/event_source/devices/cpu ] || [ -e /sys/bus/event_source/devices/cpu_core ]; then
+	note "this machine has a hardware PMU: the no-PMU message is not tested"
+else
+	expect 1 "no hardware PMU" "hardware event without a PMU" "$CULPRIT" run -e cycles -o x2 "$P"
+fi
+expect 1 "not a valid rate" "bad rate" "$CULPRIT" run -e CPUTIME@fast -o x3 "$P"
+expect 1 "unknown time unit" "bad unit" "$CULPRIT" run -e REALTIME@5parsecs -o x3 "$P"
+expect 1 "given twice" "duplicate event" "$CULPRIT" run -e CPUTIME -e cputime@f100 -o x3 "$P"
+mkdir exists
+expect 1 "already exists" "existing output directory" "$CULPRIT" run -o exists "$P"
+expect 1 "cannot create output directory" "uncreatable output directory" "$CULPRIT" run -o no/such/parent/dir "$P"
+touch plainfile
+expect 1 "cannot create output directory" "output path through a file" "$CULPRIT" run -o plainfile/sub "$P"
+expect 127 "command not found" "program not on PATH" "$CULPRIT" run -o x4 no-such-program-xyz
+expect 127 "No such file or directory" "program path missing" "$CULPRIT" run -o x4 ./no-such-program
+printf '#!/bin/sh\necho hi\n' > noexec.sh
+expect 126 "Permission denied" "program not executable" "$CULPRIT" run -o x4 ./noexec.sh
+expect 126 "Is a directory" "program is a directory" "$CULPRIT" run -o x4 ./exists
+check "missing program: no directory left behind" [ ! -e x4 ]
+expect 2 "no program given" "no program" "$CULPRIT" run -o x5
+"$CULPRIT" run --bogus-option > out.txt 2> err.txt
+check "unknown option: usage error" [ $? = 2 ]
+"$CULPRIT" frobnicate > out.txt 2> err.txt
+check "unknown command: usage error" [ $? = 2 ]
+
+# Damaged measurement files.
+profile good "$P" 20 > /dev/null
+f=$(one_file good/leaves-*-t0.thread)
+p=$(one_file good/leaves-*.process)
+check "good files dump cleanly" sh -c "\"$CULPRIT\" dump '$f' > /dev/null && \"$CULPRIT\" dump '$p' > /dev/null"
+size=$(wc -c < "$f")
+
+# dump_fails FILE PATTERN DESCRIPTION
+dump_fails() {
+	"$CULPRIT" dump "$1" > out.txt 2> err.txt
+	local got=$?
+	check "$3: dump exits 1" [ "$got" = 1 ]
+	check "$3: one line naming the problem ('$2')" sh -c "[ \$(wc -l < err.txt) = 1 ] && grep -q '$2' err.txt"
+	note "$(cat err.txt)"
+}
+head -c $((size / 2)) "$f" > truncated.thread
+dump_fails truncated.thread "truncated\|past the end" "truncated file"
+head -c 20 "$f" > tiny.thread
+dump_fails tiny.thread "shorter than the 32-byte header" "file shorter than its header"
+cp "$f" flipped.thread
+printf '\377' | dd of=flipped.thread bs=1 seek=$((size - 40)) conv=notrunc 2> /dev/null
+dump_fails flipped.thread "checksum mismatch" "corrupted byte"
+cp "$f" header.thread
+printf 'X' | dd of=header.thread bs=1 seek=12 conv=notrunc 2> /dev/null
+dump_fails header.thread "header checksum" "corrupted header"
+head -c 4096 /dev/urandom > random.thread
+dump_fails random.thread "bad magic" "random bytes"
+: > empty.thread
+dump_fails empty.thread "shorter than" "empty file"
+dump_fails /nonexistent/file.thread "cannot open" "missing file"
+printf '\211CULPRT\n\002\000\000\000' > newer.thread
+head -c 32 /dev/zero >> newer.thread
+dump_fails newer.thread "header checksum\|version" "file from a newer culprit"
+check "a directory is not a measurement file" sh -c "! \"$CULPRIT\" dump good 2>/dev/null"
+
+done_testing

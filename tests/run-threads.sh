@@ -1,0 +1,32 @@
+#!/bin/sh
+# run-threads.sh - one measurement file for every thread, however it ends.
+. "${srcdir:-.}/tests/lib.sh"
+
+profile m "$PROGRAMS/threads" > out.txt
+check "threads: program ran normally" grep -q "threads done" out.txt
+count=$(ls m/*.thread | wc -l)
+check "threads: six thread files (main, three workers, detached, cancelled)" [ "$count" = 6 ]
+for i in 1 2 3; do
+	f=$(thread_file m "worker-$i")
+	check "threads: worker-$i has a file" [ -n "$f" ]
+	[ -n "$f" ] || continue
+	case $i in 1) fn=worker_one ;; 2) fn=worker_two ;; 3) fn=worker_three ;; esac
+	s=$(exclusive "$f" "$fn")
+	eval "s$i=$s"
+	check "threads: worker-$i's samples are in $fn" at_least "$s" 10
+	check "threads: worker-$i's paths start at the thread's root" [ "$(counter "$f" unwind:partial)" = 0 ]
+	check "threads: worker-$i's paths pass through start_thread" nearly_all "$(inclusive "$f" start_thread)" "$(total "$f")"
+done
+note "worker samples: $s1 $s2 $s3"
+check "threads: worker-2 did about twice worker-1's work" near "$(awk -v a="$s2" -v b="$s1" 'BEGIN{print a/b}')" 2 0.4
+check "threads: worker-3 did about three times worker-1's work" near "$(awk -v a="$s3" -v b="$s1" 'BEGIN{print a/b}')" 3 0.6
+f=$(thread_file m detached)
+check "threads: the detached thread that called pthread_exit has a file" [ -n "$f" ]
+[ -n "$f" ] && check "threads: it ended by thread-exit" sh -c "\"$CULPRIT\" dump '$f' | grep -q 'by thread-exit'"
+f=$(thread_file m cancelled)
+check "threads: the cancelled thread has a file" [ -n "$f" ]
+[ -n "$f" ] && check "threads: it ended by cancellation" sh -c "\"$CULPRIT\" dump '$f' | grep -q 'by cancelled'"
+p=$(one_file m/*.process)
+check "threads: the process file counts six threads" sh -c "\"$CULPRIT\" dump '$p' | grep -q '^threads *6'"
+
+done_testing
