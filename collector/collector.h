@@ -154,6 +154,7 @@ struct sample_source {
 	size_t ring_size;		/* bytes mapped, header page included */
 	timer_t timer;			/* POSIX timer */
 	int timer_armed;
+	uint64_t timer_period;		/* ns */
 	uint64_t last;			/* counter or clock value at the last sample */
 };
 
@@ -163,6 +164,8 @@ HIDDEN int source_open(struct sample_source *s, const struct event_spec *ev,
 		       int index, pid_t tid);
 /* Stops S; callable from any thread of the process.  async-signal-safe. */
 HIDDEN void source_stop(struct sample_source *s);
+/* Starts S again after source_stop.  async-signal-safe. */
+HIDDEN void source_restart(struct sample_source *s);
 /* Releases S after source_stop.  async-signal-safe. */
 HIDDEN void source_close(struct sample_source *s);
 /* In a fork child: drops S without touching the parent's event. */
@@ -191,7 +194,6 @@ enum thread_counter {
 	CNT_SAMPLES,		/* samples recorded in the tree */
 	CNT_IDLE,		/* samples while the thread was an idle worker */
 	CNT_DROP_COLLECTOR,	/* landed in culprit's own code */
-	CNT_DROP_BUSY,		/* arrived before the thread was ready */
 	CNT_DROP_MEMORY,	/* the tree was at its node limit */
 	CNT_DROP_EMPTY,		/* duplicate signal: no new counter value */
 	CNT_FOREIGN,		/* our signal number, but not from our sources */
@@ -220,6 +222,7 @@ struct culprit_thread {
 	struct sample_source src[EVENT_MAX];
 	uint64_t counter[CNT_MAX];
 	double idle_value[EVENT_MAX];	/* event value in idle samples */
+	int fallback_errno[EVENT_MAX];	/* nonzero: a timer replaced perf_event */
 	_Atomic int worker_state;	/* enum culprit_worker_state */
 	volatile sig_atomic_t in_unwind;	/* a fault now is ours to catch */
 	sigjmp_buf unwind_jmp;		/* where a fault in the unwinder lands */
@@ -254,8 +257,8 @@ HIDDEN void culprit_thread_close(struct culprit_thread *t, uint32_t reason);
 HIDDEN struct culprit_thread *culprit_thread_list(void);
 /* After fork, in the child: forget the other threads and restart this one. */
 HIDDEN void culprit_thread_fork_child(void);
-/* After a failed exec: starts the calling thread afresh in the new generation. */
-HIDDEN void culprit_thread_restart(void);
+/* After a failed exec: samples every thread again, in the new generation. */
+HIDDEN void culprit_thread_reopen_all(void);
 /* Once per process, before the first thread begins. */
 HIDDEN void culprit_thread_process_init(void);
 /* Sets the stack and mask state the sample signal needs on this thread. */
@@ -277,6 +280,9 @@ HIDDEN void culprit_unwind_thread_init(struct culprit_thread *t, int is_main);
  * async-signal-safe. */
 HIDDEN void culprit_unwind_fault(void);
 HIDDEN void culprit_unwind_process_init(void);
+/* Nonzero while libunwind works for the collector on this thread.
+ * async-signal-safe. */
+HIDDEN int culprit_unwinder_running(void);
 
 /* ---- the load map (loadmap.c) ------------------------------------------- */
 
@@ -340,6 +346,13 @@ HIDDEN void *culprit_real(const char *name);
 			real_##fn = (__typeof__(fn) *)culprit_real(#fn);    \
 		real_##fn;                                                  \
 	})
+
+/* ---- interposers (interpose_*.c) ------------------------------------------ */
+
+/* Copies our CULPRIT_* settings from the environment, for exec. */
+HIDDEN void culprit_env_save(void);
+/* Resolves what the interposers need before a handler can need it. */
+HIDDEN void culprit_misc_init(void);
 
 /* ---- utilities (util.c) ------------------------------------------------------ */
 

@@ -1,4 +1,5 @@
-/* interpose_misc.c - dlclose, and sleeps that our samples would cut short.
+/* interpose_misc.c - dlclose, sleeps that our samples would cut short, and
+ * the pipe libunwind keeps.
  *
  * dlclose(): after it returns, the load map records which modules went
  * away (see loadmap.c for why dlopen() is not wrapped) and libunwind forgets
@@ -11,6 +12,15 @@
  * only interruption was ours.  Other calls that the kernel never restarts
  * (poll, select, epoll_wait) may still return EINTR, as under any
  * signal-based wall-clock profiler; programs generally retry those.
+ *
+ * pipe2(): libunwind validates addresses by writing them into a pipe it
+ * opens when it starts, and reopens whenever a read from it fails.  Left
+ * alone, that pipe takes the program's lowest free descriptors (3 and 4,
+ * typically) before main() runs: the program's own files get other
+ * numbers than without us, and a program that closes every descriptor and
+ * reuses 3 would have libunwind reading and writing its file.  When
+ * libunwind opens the pipe for us, it gets descriptors far above the
+ * program's.
  */
 #define _GNU_SOURCE
 #define UNW_LOCAL_ONLY
@@ -18,6 +28,8 @@
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <sys/resource.h>
 #include <libunwind.h>
 #include <time.h>
 #include <unistd.h>
@@ -98,4 +110,40 @@ EXPORT unsigned int sleep(unsigned int seconds)
 	if (nanosleep(&ts, &rem) < 0 && errno == EINTR)
 		return (unsigned)rem.tv_sec + (rem.tv_nsec > 0);
 	return 0;
+}
+
+/* async-signal-safe: libunwind may reopen its pipe inside a sample. */
+EXPORT int pipe2(int fds[2], int flags)
+{
+	static int (*real_pipe2)(int[2], int);
+
+	if (!real_pipe2)
+		real_pipe2 = (int (*)(int[2], int))culprit_real("pipe2");
+	int rc = real_pipe2(fds, flags);
+	if (rc != 0 || !culprit_config.active || !culprit_unwinder_running())
+		return rc;
+	struct rlimit rl;
+	int floor = 900;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+	    rl.rlim_cur < 1024)
+		floor = (int)rl.rlim_cur * 7 / 8;
+	for (int i = 0; i < 2; i++) {
+		int hi = fcntl(fds[i], (flags & O_CLOEXEC) ? F_DUPFD_CLOEXEC : F_DUPFD, floor);
+		if (hi >= 0) {
+			close(fds[i]);
+			fds[i] = hi;
+		}
+	}
+	return 0;
+}
+
+/* Resolved at start-up, so that the first call from a handler needs no
+ * dynamic-linker lookup. */
+void culprit_misc_init(void)
+{
+	int fds[2];
+	if (pipe2(fds, O_CLOEXEC) == 0) {
+		close(fds[0]);
+		close(fds[1]);
+	}
 }

@@ -3,9 +3,13 @@
  * exec replaces the process image, so its measurements are written first;
  * if the exec fails, a new generation of the same pid starts.  The new
  * image must load us again even if the program cleared its environment,
- * so every exec and spawn gets LD_PRELOAD and our CULPRIT_* settings put
- * back, plus CULPRIT_IMAGE=pid:generation to number the next generation.
+ * so every exec and spawn gets LD_PRELOAD and our CULPRIT_* settings (as
+ * they were when this image started) put back, plus
+ * CULPRIT_IMAGE=pid:generation to number the next generation.
  * _exit() skips the destructors that would otherwise write the files.
+ * main() is called through __libc_start_main() so that its return value,
+ * which glibc passes to exit() internally where we cannot see it, is
+ * recorded as the exit status.
  *
  * A vfork() child shares our memory: it must not write the parent's files
  * or stop its sampling, which culprit_process_is_self() guards.
@@ -45,63 +49,101 @@ static int has_preload(const char *v, const char *lib)
 	return 0;
 }
 
-/* Builds ENVP plus our variables in one private mapping (no malloc: a
- * child of fork() in a threaded program should not need it). */
-static int env_prepare(char *const envp[], struct env_copy *out)
+/* Our settings as `culprit run` gave them, copied at start: the program
+ * may clear its environment (clearenv, env -i) before it execs. */
+static char saved_settings[8192];	/* "CULPRIT_X=..." strings, NUL-separated */
+static size_t saved_len;
+
+void culprit_env_save(void)
 {
-	const char *preload = culprit_config.preload;
-	const char *old_preload = NULL;
+	saved_len = 0;
+	for (size_t i = 0; environ && environ[i]; i++) {
+		size_t n = strlen(environ[i]) + 1;
+		if (!starts_with(environ[i], "CULPRIT_") || starts_with(environ[i], "CULPRIT_IMAGE=") ||
+		    saved_len + n > sizeof saved_settings)
+			continue;
+		memcpy(saved_settings + saved_len, environ[i], n);
+		saved_len += n;
+	}
+}
+
+/* Bytes env_build() needs for ENVP. */
+static size_t env_size(char *const envp[], const char **old_preload)
+{
 	size_t n = 0, bytes = 0;
 
-	out->env = NULL;
-	out->map = NULL;
-	if (!culprit_config.active || !preload[0])
-		return -1;
-	if (!envp)
-		envp = (char *const[]){ NULL };
+	*old_preload = NULL;
 	for (size_t i = 0; envp[i]; i++) {
 		n++;
-		bytes += strlen(envp[i]) + 1;
 		if (starts_with(envp[i], "LD_PRELOAD="))
-			old_preload = envp[i] + 11;
+			*old_preload = envp[i] + 11;
 	}
-	/* Ours come from our own environment, where `culprit run` put them. */
-	for (size_t i = 0; environ && environ[i]; i++)
-		if (starts_with(environ[i], "CULPRIT_")) {
-			n++;
-			bytes += strlen(environ[i]) + 1;
-		}
-	bytes += strlen(preload) + (old_preload ? strlen(old_preload) : 0) + 16 + 64;
-	out->size = (n + 4) * sizeof(char *) + bytes;
-	out->map = culprit_map(out->size);
-	if (!out->map)
-		return -1;
-	char **env = out->map;
-	char *str = (char *)(env + n + 4);
-	size_t k = 0;
+	for (size_t i = 0; i < saved_len; i += strlen(saved_settings + i) + 1)
+		n++;
+	bytes = saved_len + strlen(culprit_config.preload) +
+		(*old_preload ? strlen(*old_preload) : 0) + 16 + 64;
+	return (n + 4) * sizeof(char *) + bytes;
+}
 
+/* Lays out ENVP without our variables, then ours, in MEM. */
+static char **env_build(char *const envp[], const char *old_preload, void *mem, size_t size)
+{
+	const char *preload = culprit_config.preload;
+	char **env = mem;
+	size_t n = 0, k = 0;
+
+	for (size_t i = 0; envp[i]; i++)
+		n++;
+	for (size_t i = 0; i < saved_len; i += strlen(saved_settings + i) + 1)
+		n++;
+	char *str = (char *)(env + n + 4), *end = (char *)mem + size;
 	for (size_t i = 0; envp[i]; i++)
 		if (!starts_with(envp[i], "CULPRIT_") && !starts_with(envp[i], "LD_PRELOAD="))
 			env[k++] = envp[i];
-	for (size_t i = 0; environ && environ[i]; i++)
-		if (starts_with(environ[i], "CULPRIT_") && !starts_with(environ[i], "CULPRIT_IMAGE=")) {
-			env[k++] = str;
-			str = stpcpy(str, environ[i]) + 1;
-		}
+	for (size_t i = 0; i < saved_len; i += strlen(saved_settings + i) + 1)
+		env[k++] = saved_settings + i;
 	env[k++] = str;
 	if (old_preload && has_preload(old_preload, preload))
-		str += culprit_format(str, (size_t)-1 >> 1, "LD_PRELOAD=%s", old_preload) + 1;
+		str += culprit_format(str, (size_t)(end - str), "LD_PRELOAD=%s", old_preload) + 1;
 	else if (old_preload && old_preload[0])
-		str += culprit_format(str, (size_t)-1 >> 1, "LD_PRELOAD=%s:%s", preload,
+		str += culprit_format(str, (size_t)(end - str), "LD_PRELOAD=%s:%s", preload,
 				      old_preload) + 1;
 	else
-		str += culprit_format(str, (size_t)-1 >> 1, "LD_PRELOAD=%s", preload) + 1;
+		str += culprit_format(str, (size_t)(end - str), "LD_PRELOAD=%s", preload) + 1;
 	env[k++] = str;
-	culprit_format(str, 64, "CULPRIT_IMAGE=%d:%u", (int)culprit_getpid(),
+	culprit_format(str, (size_t)(end - str), "CULPRIT_IMAGE=%d:%u", (int)culprit_getpid(),
 		       culprit_process.generation);
 	env[k] = NULL;
-	out->env = env;
-	return 0;
+	return env;
+}
+
+#define ENV_ON_STACK 32768
+
+/* ENVP plus our variables, in STACK when it fits (a vfork child shares our
+ * memory, and its exec would leak a mapping), else in a private mapping
+ * (no malloc: a child of fork() in a threaded program should not need it).
+ * Returns ENVP itself when we are not active. */
+static char *const *env_prepare(char *const envp[], struct env_copy *out, void *stack)
+{
+	const char *old_preload;
+
+	out->env = NULL;
+	out->map = NULL;
+	if (!culprit_config.active || !culprit_config.preload[0])
+		return envp;
+	static char *const no_env[] = { NULL };
+	if (!envp)
+		envp = no_env;
+	size_t size = env_size(envp, &old_preload);
+	void *mem = stack;
+	if (size > ENV_ON_STACK) {
+		mem = out->map = culprit_map(size);
+		out->size = size;
+		if (!mem)
+			return envp;
+	}
+	out->env = env_build(envp, old_preload, mem, size);
+	return out->env;
 }
 
 static void env_release(struct env_copy *e)
@@ -114,7 +156,8 @@ static void env_release(struct env_copy *e)
 #define DO_EXEC(envp, call)                                                  \
 	({                                                                   \
 		struct env_copy e_;                                          \
-		char *const *env_ = env_prepare(envp, &e_) == 0 ? e_.env : (envp); \
+		_Alignas(16) char stack_[ENV_ON_STACK];                      \
+		char *const *env_ = env_prepare(envp, &e_, stack_);          \
 		int self_ = culprit_config.active && culprit_process_is_self(); \
 		if (self_)                                                   \
 			culprit_process_before_exec();                       \
@@ -218,7 +261,8 @@ EXPORT int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_acti
 		       const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
 {
 	struct env_copy e;
-	char *const *env = env_prepare(envp, &e) == 0 ? e.env : envp;
+	_Alignas(16) char stack[ENV_ON_STACK];
+	char *const *env = env_prepare(envp, &e, stack);
 	int rc = REAL(posix_spawn)(pid, path, fa, attr, argv, env);
 	env_release(&e);
 	return rc;
@@ -228,10 +272,32 @@ EXPORT int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_act
 			const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
 {
 	struct env_copy e;
-	char *const *env = env_prepare(envp, &e) == 0 ? e.env : envp;
+	_Alignas(16) char stack[ENV_ON_STACK];
+	char *const *env = env_prepare(envp, &e, stack);
 	int rc = REAL(posix_spawnp)(pid, file, fa, attr, argv, env);
 	env_release(&e);
 	return rc;
+}
+
+typedef int (*main_fn)(int, char **, char **);
+static main_fn program_main;
+
+static int main_wrapper(int argc, char **argv, char **envp)
+{
+	int status = program_main(argc, argv, envp);
+	culprit_process_note_exit(status);
+	return status;
+}
+
+int __libc_start_main(main_fn main, int argc, char **argv, void (*init)(void),
+		      void (*fini)(void), void (*rtld_fini)(void), void *stack_end);
+EXPORT int __libc_start_main(main_fn main, int argc, char **argv, void (*init)(void),
+			     void (*fini)(void), void (*rtld_fini)(void), void *stack_end)
+{
+	int (*real)(main_fn, int, char **, void (*)(void), void (*)(void), void (*)(void),
+		    void *) = culprit_real("__libc_start_main");
+	program_main = main;
+	return real(main_wrapper, argc, argv, init, fini, rtld_fini, stack_end);
 }
 
 EXPORT void exit(int status)

@@ -204,12 +204,14 @@ __attribute__((constructor)) static void culprit_init(void)
 	if (read_config() < 0)
 		return;
 	init_identity();
-	culprit_unwind_process_init();
+	culprit_env_save();
 	if (loadmap_init() < 0) {
 		culprit_log("cannot allocate the load map; not profiling this process");
 		return;
 	}
 	culprit_config.active = 1;
+	culprit_misc_init();	/* before libunwind opens its pipe */
+	culprit_unwind_process_init();
 	loadmap_save_vdso();
 	culprit_thread_process_init();
 	if (signals_init() < 0) {
@@ -277,7 +279,8 @@ void culprit_process_before_exec(void)
 
 void culprit_process_after_failed_exec(void)
 {
-	/* The old image's files are written; carry on as the next one. */
+	/* The old image's files are written; carry on as the next one, with
+	 * every thread sampled again from an empty tree. */
 	new_identity(culprit_process.generation + 1);
-	culprit_thread_restart();
+	culprit_thread_reopen_all();
 }

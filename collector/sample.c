@@ -161,9 +161,7 @@ void culprit_sample_handler(int sig, siginfo_t *info, void *ucv)
 	t->wakeups++;
 	int expected = THREAD_LIVE;
 	if (!atomic_compare_exchange_strong(&t->state, &expected, THREAD_BUSY)) {
-		/* Being set up, or written out (its counters are final). */
-		if (expected == THREAD_SETUP)
-			t->counter[CNT_DROP_BUSY]++;
+		/* Being written out: its counters are final. */
 		errno = saved_errno;
 		return;
 	}

@@ -161,8 +161,13 @@ int signals_init(void)
 		return -1;
 	}
 	managed[culprit_config.signo] = 1;
-	for (size_t i = 0; i < sizeof terminating / sizeof *terminating; i++) {
-		int sig = terminating[i];
+	/* The fixed list, then the real-time signals, whose default action
+	 * also ends the process. */
+	size_t nfixed = sizeof terminating / sizeof *terminating;
+	for (size_t i = 0; i < nfixed + (size_t)(SIGRTMAX - SIGRTMIN + 1); i++) {
+		int sig = i < nfixed ? terminating[i] : SIGRTMIN + (int)(i - nfixed);
+		if (sig == culprit_config.signo)
+			continue;
 		if (kernel_sigaction(sig, NULL, &shadow[sig]) < 0)
 			continue;
 		/* Leave signals the program inherited as ignored alone (nohup). */

@@ -162,6 +162,7 @@ static int timer_open(struct sample_source *s, const struct event_spec *ev, int 
 		return -1;
 	s->kind = kind;
 	s->last = clock_ns(source_clock(kind));
+	s->timer_period = period;
 	memset(&its, 0, sizeof its);
 	its.it_value.tv_sec = (time_t)(period / 1000000000u);
 	its.it_value.tv_nsec = (long)(period % 1000000000u);
@@ -203,6 +204,24 @@ void source_stop(struct sample_source *s)
 		memset(&off, 0, sizeof off);
 		timer_settime(s->timer, 0, &off, NULL);
 		s->timer_armed = 0;
+	}
+}
+
+/* async-signal-safe */
+void source_restart(struct sample_source *s)
+{
+	if (s->kind == MFILE_SRC_PERF) {
+		if (still_ours(s))
+			ioctl(s->fd, PERF_EVENT_IOC_ENABLE, 0);
+	} else if (s->kind && !s->timer_armed) {
+		struct itimerspec its;
+		memset(&its, 0, sizeof its);
+		its.it_value.tv_sec = (time_t)(s->timer_period / 1000000000u);
+		its.it_value.tv_nsec = (long)(s->timer_period % 1000000000u);
+		its.it_interval = its.it_value;
+		s->last = clock_ns(source_clock(s->kind));
+		if (timer_settime(s->timer, 0, &its, NULL) == 0)
+			s->timer_armed = 1;
 	}
 }
 

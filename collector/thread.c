@@ -31,7 +31,6 @@ const char *const culprit_counter_names[CNT_MAX] = {
 	[CNT_SAMPLES] = "samples",
 	[CNT_IDLE] = "idle_samples",
 	[CNT_DROP_COLLECTOR] = "dropped:in_collector",
-	[CNT_DROP_BUSY] = "dropped:thread_setup",
 	[CNT_DROP_MEMORY] = "dropped:tree_full",
 	[CNT_DROP_EMPTY] = "dropped:no_new_value",
 	[CNT_FOREIGN] = "foreign_signals",
@@ -133,8 +132,10 @@ static void open_sources(struct culprit_thread *t)
 		if (ev->source == MFILE_SRC_PERF && strcmp(ev->name, "cputime") == 0) {
 			struct event_spec fb = *ev;
 			fb.source = MFILE_SRC_CPU_TIMER;
-			if (source_open(&t->src[i], &fb, i, t->tid) == 0)
+			if (source_open(&t->src[i], &fb, i, t->tid) == 0) {
+				t->fallback_errno[i] = err;	/* said in the thread's file */
 				continue;
+			}
 		}
 		if (atomic_exchange(&warned_source, 1) == 0)
 			culprit_log("cannot sample %s in thread %d: %s; its samples are missing",
@@ -241,23 +242,29 @@ void culprit_thread_end(uint32_t reason)
 	release(t);
 }
 
-/* Restarts the calling thread after a failed exec: its old tree went into
- * the previous generation's files. */
-void culprit_thread_restart(void)
+/* After a failed exec: every thread the finish wrote out is sampled again,
+ * from an empty tree, as part of the new generation.  Their trees are not
+ * touched by their handlers while they are CLOSED. */
+void culprit_thread_reopen_all(void)
 {
-	struct culprit_thread *t = self;
-	uintptr_t root = 0;
-	int was_main = 1;
-
-	if (t) {
-		root = t->root_ip;
-		was_main = t->seq == 0;
-		self = NULL;
-		release(t);
+	for (struct culprit_thread *t = atomic_load(&registry); t; t = t->next) {
+		if (!t->finish_owned || atomic_load(&t->state) != THREAD_CLOSED)
+			continue;
+		t->finish_owned = 0;
+		cct_destroy(&t->cct);
+		if (cct_init(&t->cct, (uint32_t)NCOLUMNS, culprit_config.max_nodes) < 0)
+			continue;	/* stays CLOSED: unsampled */
+		memset(t->counter, 0, sizeof t->counter);
+		memset(t->idle_value, 0, sizeof t->idle_value);
+		t->prefix_len = 0;
+		t->end_reason = 0;
+		t->end_realtime_ns = 0;
+		t->start_realtime_ns = culprit_now_realtime();
+		atomic_fetch_add(&culprit_process.threads_measured, 1);
+		atomic_store(&t->state, THREAD_LIVE);
+		for (int i = 0; i < culprit_config.nevents; i++)
+			source_restart(&t->src[i]);
 	}
-	t = culprit_thread_begin(1);
-	if (t && !was_main)
-		t->root_ip = root;
 }
 
 void culprit_thread_fork_child(void)

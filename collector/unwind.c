@@ -29,13 +29,26 @@
 #include <ucontext.h>
 
 #define SKIP_MAX 16	/* handler frames above the interrupted one */
+
+/* Nonzero while libunwind runs for us outside a sample handler (setting
+ * up); inside one, the thread's in_unwind says the same.  See pipe2(). */
+static atomic_int unwinder_setup;
 #define ENTRY_SPAN 64	/* _start calls __libc_start_main within this */
 
 void culprit_unwind_process_init(void)
 {
 	/* The global cache takes a lock with signals blocked on every step;
 	 * per-thread caches need neither. */
+	atomic_fetch_add(&unwinder_setup, 1);
 	unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
+	atomic_fetch_sub(&unwinder_setup, 1);
+}
+
+/* async-signal-safe */
+int culprit_unwinder_running(void)
+{
+	struct culprit_thread *t = culprit_thread_self();
+	return atomic_load(&unwinder_setup) || (t && t->in_unwind);
 }
 
 void culprit_unwind_thread_init(struct culprit_thread *t, int is_main)
@@ -46,7 +59,9 @@ void culprit_unwind_thread_init(struct culprit_thread *t, int is_main)
 	/* The first unw_backtrace() in a thread sets up its cache with
 	 * pthread_once, pthread_setspecific and mmap: do that here rather
 	 * than in the signal handler. */
+	atomic_fetch_add(&unwinder_setup, 1);
 	n = unw_backtrace(buf, CULPRIT_MAX_DEPTH_LIMIT);
+	atomic_fetch_sub(&unwinder_setup, 1);
 	t->root_ip = 0;
 	if (!is_main && n > 0 && n < CULPRIT_MAX_DEPTH_LIMIT)
 		t->root_ip = (uintptr_t)buf[n - 1];

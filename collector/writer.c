@@ -179,15 +179,25 @@ int writer_thread_file(struct culprit_thread *t)
 	}
 	mfile_section_end(&w);
 
-	if (c->limit_hit) {
-		char note[256];
-		culprit_format(note, sizeof note,
+	char notes[1 + EVENT_MAX][256];
+	uint32_t nnotes = 0;
+	if (c->limit_hit)
+		culprit_format(notes[nnotes++], sizeof notes[0],
 			       "the calling-context tree reached its limit of %u nodes; "
 			       "%llu samples were dropped (raise CULPRIT_MAX_NODES)",
 			       c->limit, (unsigned long long)t->counter[CNT_DROP_MEMORY]);
+	for (int e = 0; e < culprit_config.nevents; e++)
+		if (t->fallback_errno[e])
+			culprit_format(notes[nnotes++], sizeof notes[0],
+				       "%s was sampled with a POSIX CPU-time timer in this thread "
+				       "(perf_event_open: %s); its resolution is the kernel tick",
+				       culprit_config.events[e].name,
+				       strerrordesc_np(t->fallback_errno[e]));
+	if (nnotes) {
 		mfile_section_begin(&w, MFILE_TAG_NOTE);
-		mfile_put_u32(&w, 1);
-		mfile_put_str(&w, note);
+		mfile_put_u32(&w, nnotes);
+		for (uint32_t i = 0; i < nnotes; i++)
+			mfile_put_str(&w, notes[i]);
 		mfile_section_end(&w);
 	}
 	int rc = finish_file(&w);

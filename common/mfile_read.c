@@ -264,7 +264,7 @@ static void decode_evnt(struct cursor *c, struct mfile_process *p)
 
 static void decode_mods(struct cursor *c, struct mfile_process *p)
 {
-	p->nmodules = get_count(c, 48, "module count");
+	p->nmodules = get_count(c, 44, "module count");
 	p->modules = alloc_array(c, p->nmodules, sizeof *p->modules);
 	for (uint32_t i = 0; i < p->nmodules && !c->failed; i++) {
 		struct mfile_module *m = &p->modules[i];

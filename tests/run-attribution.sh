@@ -36,10 +36,12 @@ check "leaves: work is the sum of measured deltas, not samples x period" \
 profile_e r REALTIME@2ms "$PROGRAMS/sleeper" > out.txt
 check "sleeper: sleeps are not cut short by wall-clock samples" grep -q "full time: yes" out.txt
 f=$(one_file r/sleeper-*-t0.thread)
-all=$(total "$f")
-nap=$(inclusive "$f" nap)
-note "REALTIME: $nap of $all samples while napping"
-check "REALTIME: about half the samples are in nap()" near "$(percent "$nap" "$all")" 50 10
+# Work (column 11) is the sum of measured wall-clock deltas: right even
+# when a busy machine delays and merges timer signals, which skews counts.
+all=$(total "$f" 11)
+nap=$(inclusive "$f" nap 11)
+note "REALTIME: $nap of $all ns while napping"
+check "REALTIME: about half the wall-clock time is in nap()" near "$(percent "$nap" "$all")" 50 8
 profile c "$PROGRAMS/sleeper" > out.txt
 f=$(one_file c/sleeper-*-t0.thread)
 nap=$(inclusive "$f" nap)
