@@ -455,6 +455,7 @@ int cmd_dump(int argc, char **argv)
 	int raw = 0, c;
 	enum format fmt = FMT_TEXT;
 
+	argv[0] = "culprit dump";	/* getopt's messages start with it */
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {

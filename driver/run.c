@@ -72,8 +72,11 @@ static int find_collector(char *out, size_t size)
 	char self[PATH_MAX];
 
 	if (env && *env) {
-		if (!realpath(env, out) || access(out, R_OK) != 0)
-			return -1;
+		if (!realpath(env, out) || access(out, R_OK) != 0) {
+			die_msg("CULPRIT_PRELOAD is set to '%s', which is not a readable file; "
+				"fix or unset it", env);
+			return -2;
+		}
 		return 0;
 	}
 	ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
@@ -229,9 +232,10 @@ int cmd_run(int argc, char **argv)
 	};
 	struct event_spec events[EVENT_MAX];
 	const char *event_args[EVENT_MAX];
-	int nevents = 0, quiet = 0, list = 0, c;
+	int nevents = 0, quiet = 0, list = 0, c, rc;
 	const char *outdir = NULL;
 
+	argv[0] = "culprit run";	/* getopt's messages start with it */
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+e:o:Lqh", opts, NULL)) != -1) {
 		switch (c) {
@@ -291,13 +295,16 @@ int cmd_run(int argc, char **argv)
 	}
 
 	char collector[PATH_MAX];
-	if (find_collector(collector, sizeof collector) < 0) {
+	rc = find_collector(collector, sizeof collector);
+	if (rc == -2)
+		return EXIT_FAIL;
+	if (rc < 0) {
 		die_msg("cannot find the collector library libculprit.so (looked in %s); "
 			"reinstall culprit or set CULPRIT_PRELOAD to its path", PKGLIBDIR);
 		return EXIT_FAIL;
 	}
 	char program[PATH_MAX];
-	int rc = resolve_program(prog_argv[0], program, sizeof program);
+	rc = resolve_program(prog_argv[0], program, sizeof program);
 	if (rc)
 		return rc;
 	if (is_static(program))
