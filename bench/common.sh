@@ -1,0 +1,125 @@
+# shellcheck shell=bash
+# bench/common.sh - helpers shared by the benchmark scripts (sourced, not run).
+
+# Locate the build tree: $CULPRIT_BUILD, else the nearest directory at or
+# above the current one that holds a `culprit` binary, else /tmp/build.
+find_build_dir() {
+    if [ -n "${CULPRIT_BUILD:-}" ]; then
+        printf '%s\n' "$CULPRIT_BUILD"
+        return
+    fi
+    local d
+    d=$(pwd -P)
+    while :; do
+        if [ -f "$d/culprit" ] && [ -x "$d/culprit" ]; then
+            printf '%s\n' "$d"
+            return
+        fi
+        [ "$d" = / ] && break
+        d=$(dirname "$d")
+    done
+    printf '%s\n' /tmp/build
+}
+
+setup_build() {
+    BUILD=$(find_build_dir)
+    CULPRIT=$BUILD/culprit
+    if [ ! -x "$CULPRIT" ]; then
+        echo "$0: no culprit binary in $BUILD (set CULPRIT_BUILD)" >&2
+        exit 1
+    fi
+    if [ ! -f "$BUILD/collector/libculprit.so" ]; then
+        echo "$0: warning: $BUILD/collector/libculprit.so not found" >&2
+    fi
+}
+
+# Find perf; sets PERF (empty if unusable) and PERF_NOTE.
+# --no-bpf-event: perf 6.x otherwise starts a side-band thread that polls
+# with a 1 s timeout and is joined at exit, which rounds every `perf record`
+# up to the next whole second (measured: `perf record true` 1.10 s with it,
+# 0.13 s without).  Override with BENCH_PERF_OPTS.
+# shellcheck disable=SC2034  # PERF_NOTE and PERF_OPTS are used by the callers
+setup_perf() {
+    PERF=${PERF:-$(command -v perf || true)}
+    PERF_OPTS=${BENCH_PERF_OPTS---no-bpf-event}
+    PERF_NOTE=
+    if [ -z "$PERF" ] || [ ! -x "$PERF" ]; then
+        PERF=
+        PERF_NOTE="perf not found: perf columns skipped"
+        return
+    fi
+    # shellcheck disable=SC2086
+    if ! "$PERF" record -q $PERF_OPTS -e cpu-clock -o "$TMP/probe.data" true \
+            >/dev/null 2>&1; then
+        PERF=
+        PERF_NOTE="perf record does not work here (perf_event_paranoid?): perf columns skipped"
+    fi
+    rm -f "$TMP/probe.data"
+}
+
+now() { date +%s.%N; }
+
+# walltime CMD... : run CMD with stdout discarded and print its wall time (s).
+walltime() {
+    local s e
+    s=$(now)
+    "$@" >/dev/null
+    e=$(now)
+    awk -v s="$s" -v e="$e" 'BEGIN { printf "%.4f\n", e - s }'
+}
+
+# median VALUES... : the median of the numbers given.
+median() {
+    printf '%s\n' "$@" | sort -g | awk '
+        { v[NR] = $1 }
+        END {
+            if (NR == 0) { print "nan"; exit }
+            if (NR % 2) print v[(NR + 1) / 2]
+            else print (v[NR / 2] + v[NR / 2 + 1]) / 2
+        }'
+}
+
+# counter_sum DIR NAME : sum of counter NAME over all thread files in DIR.
+counter_sum() {
+    local f total=0 v
+    for f in "$1"/*.thread; do
+        [ -f "$f" ] || continue
+        v=$("$CULPRIT" dump "$f" | awk -v k="$2" '
+            $1 == "counters" {
+                for (i = 2; i <= NF; i++) {
+                    n = index($i, "=")
+                    if (substr($i, 1, n - 1) == k) print substr($i, n + 1)
+                }
+            }')
+        total=$((total + ${v:-0}))
+    done
+    echo "$total"
+}
+
+# perf_samples FILE : number of SAMPLE records in a perf.data file.
+perf_samples() {
+    "$PERF" report -i "$1" --stats 2>/dev/null |
+        awk '$1 == "SAMPLE" && $2 == "events:" { print $3; exit }'
+}
+
+# calibrate PROG ARG1 : iterations for PROG ARG1 ITERS to run ~SECONDS_TARGET
+# (median of three timed probes after a warm-up run).
+calibrate() {
+    local probe=200000000 t1 t2 t3 t
+    "$1" "$2" "$probe" >/dev/null                 # warm up
+    t1=$(walltime "$1" "$2" "$probe")
+    t2=$(walltime "$1" "$2" "$probe")
+    t3=$(walltime "$1" "$2" "$probe")
+    t=$(median "$t1" "$t2" "$t3")
+    awk -v p="$probe" -v t="$t" -v s="$SECONDS_TARGET" \
+        'BEGIN { if (t < 0.001) t = 0.001; printf "%.0f\n", p * s / t }'
+}
+
+# show_raw LABEL VALUES... : print per-run values when BENCH_VERBOSE is set.
+show_raw() {
+    if [ -n "${BENCH_VERBOSE:-}" ]; then
+        local label=$1
+        shift
+        printf '  raw %-28s %s\n' "$label" "$*"
+    fi
+}
