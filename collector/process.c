@@ -18,6 +18,7 @@
 #include <fcntl.h>
 #include <link.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
@@ -268,6 +269,18 @@ void culprit_process_finish(uint32_t reason, int status)
 	for (t = culprit_thread_list(); t; t = t->next)
 		if (t->finish_owned)
 			culprit_thread_close(t, reason);
+	/* A thread that was writing its own file as it ended may still be at
+	 * it; the process must not end under it.  Bounded, for a thread that
+	 * is stopped or stuck. */
+	for (long spins = 0; spins < 200000; spins++) {
+		int writing = 0;
+		for (t = culprit_thread_list(); t; t = t->next)
+			writing |= !t->finish_owned && atomic_load(&t->state) == THREAD_CLOSING &&
+				   t != culprit_thread_self();
+		if (!writing)
+			break;
+		sched_yield();
+	}
 	loadmap_refresh(1);
 	writer_process_file(reason, status);
 }

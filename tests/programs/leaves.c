@@ -2,7 +2,10 @@
  *
  * Three leaf functions do 1, 2 and 4 units of identical work, interleaved
  * round by round, so a correct profiler gives them 1/7, 2/7 and 4/7 of
- * the samples.  usage: leaves [ROUNDS [UNIT]] */
+ * the samples.  Each round calls them in a pseudo-random order: a round
+ * lasts a few milliseconds, and a sampler whose period is close to a
+ * multiple of that would otherwise see the same leaf again and again.
+ * usage: leaves [ROUNDS [UNIT]] */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -14,11 +17,14 @@ __attribute__((noinline)) double leaf_one(long n) { return work_units(n); }
 __attribute__((noinline)) double leaf_two(long n) { return work_units(2 * n); }
 __attribute__((noinline)) double leaf_four(long n) { return work_units(4 * n); }
 
-__attribute__((noinline)) void one_round(long n)
+__attribute__((noinline)) void one_round(long n, unsigned order)
 {
-	sink += leaf_one(n);
-	sink += leaf_two(n);
-	sink += leaf_four(n);
+	static double (*const leaf[3])(long) = { leaf_one, leaf_two, leaf_four };
+	static const int perm[6][3] = {
+		{ 0, 1, 2 }, { 0, 2, 1 }, { 1, 0, 2 }, { 1, 2, 0 }, { 2, 0, 1 }, { 2, 1, 0 }
+	};
+	for (int i = 0; i < 3; i++)
+		sink += leaf[perm[order % 6][i]](n);
 }
 
 int main(int argc, char **argv)
@@ -26,8 +32,11 @@ int main(int argc, char **argv)
 	long rounds = argc > 1 ? atol(argv[1]) : 250;
 	long unit = argc > 2 ? atol(argv[2]) : 350000;
 
-	for (long r = 0; r < rounds; r++)
-		one_round(unit);
+	unsigned seed = 12345;
+	for (long r = 0; r < rounds; r++) {
+		seed = seed * 1103515245u + 12345u;
+		one_round(unit, seed >> 16);
+	}
 	printf("leaves done\n");
 	return 0;
 }

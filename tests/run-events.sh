@@ -1,0 +1,71 @@
+#!/bin/sh
+# run-events.sh - several events at once, the fallback to POSIX CPU-time
+# timers where perf_event_open is refused, the tree's memory bound, and
+# the MPI rank.
+. "${srcdir:-.}/tests/lib.sh"
+
+P=$PROGRAMS/leaves
+
+# Three events: CPU time, wall-clock time and a libpfm4 software event.
+"$CULPRIT" run -q -e CPUTIME -e REALTIME@2ms -e perf::cpu-clock@f500 -o m "$P" > out.txt
+check "three events: program ran normally" grep -q "leaves done" out.txt
+p=$(one_file m/leaves-*.process)
+for ev in "cputime *ns *perf_event" "realtime *ns *real-timer" "perf::cpu-clock *count *perf_event"; do
+	check "three events: the process file lists '$ev'" sh -c "\"$CULPRIT\" dump '$p' | grep -Eq '^ *[0-9]+ +$ev'"
+done
+f=$(one_file m/leaves-*-t0.thread)
+# Columns: 10-12 cputime, 13-15 realtime, 16-18 perf::cpu-clock.
+for c in 10:cputime 13:realtime 16:perf::cpu-clock; do
+	col=${c%%:*}
+	ev=${c#*:}
+	all=$(total "$f" "$col")
+	four=$(percent "$(exclusive "$f" leaf_four "$col")" "$all")
+	note "$ev: $all samples, leaf_four $four%"
+	check "three events: $ev has samples" at_least "$all" 100
+	check "three events: $ev puts 4/7 of the samples in leaf_four, within 4 points" near "$four" 57.14 4
+done
+
+# perf_event_open refused: CPU time falls back to a timer, with one warning.
+if "$PROGRAMS/noperf" true; then
+	# Many short rounds: tick-driven samples are correlated within a round.
+	"$PROGRAMS/noperf" "$CULPRIT" run -q -o t "$P" 2000 50000 > out.txt 2> err.txt
+	rc=$?
+	note "$(cat err.txt)"
+	check "no perf_event: the program ran" [ "$rc" = 0 ]
+	check "no perf_event: one warning line" [ "$(wc -l < err.txt)" = 1 ]
+	check "no perf_event: the warning says why and what happens" \
+		grep -q "refused.*POSIX CPU-time timer.*kernel tick" err.txt
+	p=$(one_file t/leaves-*.process)
+	check "no perf_event: the process file says cpu-timer" sh -c "\"$CULPRIT\" dump '$p' | grep -q cpu-timer"
+	f=$(one_file t/leaves-*-t0.thread)
+	all=$(total "$f")
+	one=$(exclusive "$f" leaf_one)
+	two=$(exclusive "$f" leaf_two)
+	four=$(exclusive "$f" leaf_four)
+	note "timer: $all samples: leaf_one $one, leaf_two $two, leaf_four $four"
+	check "no perf_event: samples are still taken" at_least "$all" 150
+	# The kernel tick makes these samples noisier than perf_event's.
+	check "no perf_event: leaf_four > leaf_two > leaf_one" sh -c "[ $four -gt $two ] && [ $two -gt $one ]"
+	check "no perf_event: leaf_four has 4/7 of the samples, within 10 points" \
+		near "$(percent "$four" "$all")" 57.14 10
+else
+	note "seccomp is not available here: the fallback is not tested"
+fi
+
+# A bound on the tree: samples beyond it are dropped and counted, with a note.
+CULPRIT_MAX_NODES=16 profile b "$PROGRAMS/recurse" 40 > out.txt
+f=$(one_file b/recurse-*-t0.thread)
+check "tree bound: the program ran normally" grep -q "recursion done" out.txt
+check "tree bound: the tree stops at 16 nodes" [ "$(counter "$f" tree:nodes)" = 16 ]
+check "tree bound: dropped samples are counted" at_least "$(counter "$f" dropped:tree_full)" 1
+check "tree bound: the file says the limit was hit" sh -c "\"$CULPRIT\" dump '$f' | grep -q 'note.*limit of 16 nodes'"
+
+# MPI ranks come from the launchers' variables.
+OMPI_COMM_WORLD_RANK=3 profile r "$P" 5 > /dev/null
+check "MPI: Open MPI's rank is recorded" sh -c "\"$CULPRIT\" dump r/*.process | grep -q 'MPI rank 3 (OMPI_COMM_WORLD_RANK)'"
+PMI_RANK=11 profile r2 "$P" 5 > /dev/null
+check "MPI: MPICH's rank is recorded" sh -c "\"$CULPRIT\" dump r2/*.process | grep -q 'MPI rank 11 (PMI_RANK)'"
+profile r3 "$P" 5 > /dev/null
+check "MPI: no rank outside a launcher" sh -c "! \"$CULPRIT\" dump r3/*.process | grep -q 'MPI rank'"
+
+done_testing
