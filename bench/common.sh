@@ -123,3 +123,36 @@ show_raw() {
         printf '  raw %-28s %s\n' "$label" "$*"
     fi
 }
+
+# print_header TITLE WORK: the lines every benchmark report starts with.
+print_header() {
+    echo "$1"
+    echo "  culprit:  $CULPRIT"
+    echo "  machine:  $(nproc) CPUs, $(uname -r)"
+    echo "  work:     $2"
+    if [ -n "$PERF" ]; then
+        echo "  perf:     $PERF record -q $PERF_OPTS -g -F $FREQ -e cpu-clock"
+    else
+        echo "  perf:     $PERF_NOTE"
+    fi
+}
+
+# measure_startup: the fixed start-up and tear-down cost of each tool,
+# from RUNS runs of it wrapping /bin/true.  Sets C_START and P_START
+# (median seconds; P_START is nan without perf).
+measure_startup() {
+    local true_bin c_start=() p_start=()
+    true_bin=$(command -v true)
+    for _ in $(seq "$RUNS"); do
+        rm -rf "$TMP/c.out"
+        c_start+=("$(walltime "$CULPRIT" run -q -o "$TMP/c.out" -e "CPUTIME@f$FREQ" "$true_bin")")
+        if [ -n "$PERF" ]; then
+            # shellcheck disable=SC2086
+            p_start+=("$(walltime "$PERF" record -q $PERF_OPTS -g -F "$FREQ" -e cpu-clock -o "$TMP/p.data" "$true_bin")")
+        fi
+    done
+    rm -rf "$TMP/c.out" "$TMP/p.data"
+    C_START=$(median "${c_start[@]}")
+    P_START=nan
+    if [ -n "$PERF" ]; then P_START=$(median "${p_start[@]}"); fi
+}

@@ -34,30 +34,12 @@ PROG=$TMP/overhead_work
 
 ITERS=$(calibrate "$PROG" 1)
 
-echo "culprit overhead benchmark: CPUTIME@f$FREQ vs uninstrumented"
-echo "  culprit:  $CULPRIT"
-echo "  machine:  $(nproc) CPUs, $(uname -r)"
-echo "  work:     $ITERS iterations per thread (~${SECONDS_TARGET}s), $RUNS runs per configuration, interleaved, median"
-if [ -n "$PERF" ]; then
-    echo "  perf:     $PERF record -q $PERF_OPTS -g -F $FREQ -e cpu-clock"
-else
-    echo "  perf:     $PERF_NOTE"
-fi
+print_header "culprit overhead benchmark: CPUTIME@f$FREQ vs uninstrumented" \
+    "$ITERS iterations per thread (~${SECONDS_TARGET}s), $RUNS runs per configuration, interleaved, median"
 
-# Fixed start-up/tear-down cost of each tool (wrapping /bin/true).
-true_bin=$(command -v true)
-c_start=() p_start=()
-for _ in $(seq "$RUNS"); do
-    rm -rf "$TMP/c.out"
-    c_start+=("$(walltime "$CULPRIT" run -q -o "$TMP/c.out" -e "CPUTIME@f$FREQ" "$true_bin")")
-    if [ -n "$PERF" ]; then
-        # shellcheck disable=SC2086
-        p_start+=("$(walltime "$PERF" record -q $PERF_OPTS -g -F "$FREQ" -e cpu-clock -o "$TMP/p.data" "$true_bin")")
-    fi
-done
-C_START=$(median "${c_start[@]}")
-P_START=nan
-[ -n "$PERF" ] && P_START=$(median "${p_start[@]}")
+# Fixed start-up and tear-down cost of each tool, taken out of the
+# comparisons below.
+measure_startup
 
 # Workloads: name and thread count.  Every thread does ITERS iterations, so
 # both run for about BENCH_SECONDS of wall time on an otherwise idle machine

@@ -47,32 +47,12 @@ leaf_depth() {
     done | sort -g -k1,1 | tail -n 1 | awk '{ print $2 }'
 }
 
-echo "culprit per-sample cost benchmark: CPUTIME@f$FREQ"
-echo "  culprit:  $CULPRIT"
-echo "  machine:  $(nproc) CPUs, $(uname -r)"
-echo "  work:     leaf of $ITERS iterations (~${SECONDS_TARGET}s) below D recursive frames, $RUNS runs per configuration, interleaved, median"
-if [ -n "$PERF" ]; then
-    echo "  perf:     $PERF record -q $PERF_OPTS -g -F $FREQ -e cpu-clock"
-else
-    echo "  perf:     $PERF_NOTE"
-fi
+print_header "culprit per-sample cost benchmark: CPUTIME@f$FREQ" \
+    "leaf of $ITERS iterations (~${SECONDS_TARGET}s) below D recursive frames, $RUNS runs per configuration, interleaved, median"
 
-# Fixed start-up + tear-down cost of each tool, subtracted from the
-# wall-time deltas below.
-true_bin=$(command -v true)
-c_start=() p_start=()
-for _ in $(seq "$RUNS"); do
-    rm -rf "$TMP/c.out"
-    c_start+=("$(walltime "$CULPRIT" run -q -o "$TMP/c.out" -e "CPUTIME@f$FREQ" "$true_bin")")
-    if [ -n "$PERF" ]; then
-        # shellcheck disable=SC2086
-        p_start+=("$(walltime "$PERF" record -q $PERF_OPTS -g -F "$FREQ" -e cpu-clock -o "$TMP/p.data" "$true_bin")")
-    fi
-done
-rm -rf "$TMP/c.out" "$TMP/p.data"
-C_START=$(median "${c_start[@]}")
-P_START=nan
-[ -n "$PERF" ] && P_START=$(median "${p_start[@]}")
+# Fixed start-up and tear-down cost of each tool, taken out of the
+# comparisons below.
+measure_startup
 
 # Per depth: space-separated per-run values.
 declare -A base cwall sig hus ctot ldepth pwall psamp ptot

@@ -306,14 +306,17 @@ static const sigset_t *strip(int how, const sigset_t *set, sigset_t *copy, int *
 	return set;
 }
 
-EXPORT int pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
+/* Both mask calls: REAL is the libc function; errors are returned as it
+ * returns them. */
+static int set_mask(int (*real)(int, const sigset_t *, sigset_t *), int how,
+		    const sigset_t *set, sigset_t *old)
 {
 	if (!ready)
-		return REAL(pthread_sigmask)(how, set, old);
+		return real(how, set, old);
 	sigset_t copy;
 	int was = app_blocked, now;
 	const sigset_t *use = strip(how, set, &copy, &now);
-	int rc = REAL(pthread_sigmask)(how, use, old);
+	int rc = real(how, use, old);
 	if (rc == 0) {
 		if (old && was)
 			sigaddset(old, culprit_config.signo);
@@ -322,18 +325,12 @@ EXPORT int pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
 	return rc;
 }
 
+EXPORT int pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
+{
+	return set_mask(REAL(pthread_sigmask), how, set, old);
+}
+
 EXPORT int sigprocmask(int how, const sigset_t *set, sigset_t *old)
 {
-	if (!ready)
-		return REAL(sigprocmask)(how, set, old);
-	sigset_t copy;
-	int was = app_blocked, now;
-	const sigset_t *use = strip(how, set, &copy, &now);
-	int rc = REAL(sigprocmask)(how, use, old);
-	if (rc == 0) {
-		if (old && was)
-			sigaddset(old, culprit_config.signo);
-		app_blocked = now;
-	}
-	return rc;
+	return set_mask(REAL(sigprocmask), how, set, old);
 }

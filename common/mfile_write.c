@@ -25,10 +25,12 @@ static void put_le(unsigned char *p, uint64_t v, int n)
 		p[i] = (unsigned char)(v >> (8 * i));
 }
 
-static int write_all(int fd, const unsigned char *p, size_t n)
+/* Writes all N bytes at P: at OFF with pwrite(), or at the file position
+ * when OFF is negative. */
+static int write_fully(int fd, const unsigned char *p, size_t n, int64_t off)
 {
 	while (n > 0) {
-		ssize_t r = write(fd, p, n);
+		ssize_t r = off < 0 ? write(fd, p, n) : pwrite(fd, p, n, (off_t)off);
 		if (r < 0) {
 			if (errno == EINTR)
 				continue;
@@ -36,22 +38,8 @@ static int write_all(int fd, const unsigned char *p, size_t n)
 		}
 		p += r;
 		n -= (size_t)r;
-	}
-	return 0;
-}
-
-static int pwrite_all(int fd, const unsigned char *p, size_t n, uint64_t off)
-{
-	while (n > 0) {
-		ssize_t r = pwrite(fd, p, n, (off_t)off);
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		p += r;
-		n -= (size_t)r;
-		off += (uint64_t)r;
+		if (off >= 0)
+			off += r;
 	}
 	return 0;
 }
@@ -60,7 +48,7 @@ static void flush(struct mfile_writer *w)
 {
 	if (w->used == 0 || w->error)
 		return;
-	int rc = write_all(w->fd, w->buf, w->used);
+	int rc = write_fully(w->fd, w->buf, w->used, -1);
 	if (rc < 0)
 		fail(w, -rc);
 	w->pos += w->used;
@@ -141,7 +129,7 @@ void mfile_section_end(struct mfile_writer *w)
 	} else {
 		flush(w);
 		if (!w->error) {
-			int rc = pwrite_all(w->fd, h, sizeof h, w->section_at);
+			int rc = write_fully(w->fd, h, sizeof h, (int64_t)w->section_at);
 			if (rc < 0)
 				fail(w, -rc);
 		}

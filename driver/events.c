@@ -54,6 +54,19 @@ static int has_hardware_pmu(void)
 	       access("/sys/bus/event_source/devices/armv8_pmuv3_0", F_OK) == 0;
 }
 
+/* Encodes NAME with libpfm4 into *ATTR (zeroed first).  Returns PFM_SUCCESS
+ * or libpfm4's error code. */
+static int encode(const char *name, struct perf_event_attr *attr)
+{
+	pfm_perf_encode_arg_t arg;
+
+	memset(attr, 0, sizeof *attr);
+	memset(&arg, 0, sizeof arg);
+	arg.attr = attr;
+	arg.size = sizeof arg;
+	return pfm_get_os_event_encoding(name, PFM_PLM3, PFM_OS_PERF_EVENT_EXT, &arg);
+}
+
 /* Opens ATTR on this process, disabled, and closes it: can we sample it? */
 static int probe(struct perf_event_attr *attr)
 {
@@ -190,12 +203,7 @@ int events_resolve(const char *spec, struct event_spec *out, char *err, size_t e
 		return -1;
 	}
 	struct perf_event_attr a;
-	pfm_perf_encode_arg_t arg;
-	memset(&a, 0, sizeof a);
-	memset(&arg, 0, sizeof arg);
-	arg.attr = &a;
-	arg.size = sizeof arg;
-	int rc = pfm_get_os_event_encoding(name, PFM_PLM3, PFM_OS_PERF_EVENT_EXT, &arg);
+	int rc = encode(name, &a);
 	if (rc != PFM_SUCCESS) {
 		snprintf(err, errlen, "unknown event '%s' (%s); `culprit run -L` lists the events "
 			 "this machine has", name, pfm_strerror(rc));
@@ -288,13 +296,7 @@ void events_list(void)
 			}
 			if (pinfo.type != PFM_PMU_TYPE_CORE || hw) {
 				struct perf_event_attr a;
-				pfm_perf_encode_arg_t arg;
-				memset(&a, 0, sizeof a);
-				memset(&arg, 0, sizeof arg);
-				arg.attr = &a;
-				arg.size = sizeof arg;
-				if (pfm_get_os_event_encoding(full, PFM_PLM3, PFM_OS_PERF_EVENT_EXT,
-							      &arg) != PFM_SUCCESS) {
+				if (encode(full, &a) != PFM_SUCCESS) {
 					note = " [cannot encode]";
 				} else {
 					a.sample_period = 1000000;
