@@ -1,6 +1,7 @@
 /* culprit.c - the `culprit` command: dispatches to its subcommands.
  *
  *   culprit run     collect measurements (run.c, with the collector)
+ *   culprit prof    measurements to a database (postmortem/prof.c)
  *   culprit dump    print a measurement file (dump.c)
  *
  * Exit status 0 on success, 1 on failure, 2 on a usage error; `culprit
@@ -20,6 +21,7 @@ static const char usage[] =
 	"\n"
 	"Commands:\n"
 	"  run     run a program and record measurements    culprit run ./app args\n"
+	"  prof    measurements to an SQLite database        culprit prof DIR\n"
 	"  dump    print one measurement file                culprit dump DIR/FILE\n"
 	"\n"
 	"`culprit COMMAND --help` describes each command; see also culprit(1).\n";
@@ -50,6 +52,7 @@ static const struct command {
 } commands[] = {
 	{ "run", cmd_run },
 	{ "dump", cmd_dump },
+	{ "prof", cmd_prof },
 };
 
 int main(int argc, char **argv)

@@ -10,7 +10,8 @@
 #include "driver.h"
 #include "mfile_format.h"
 #include "mfile_read.h"
-#include "symbols.h"
+#include "pm.h"
+#include "symbolize.h"
 
 #include <dirent.h>
 #include <getopt.h>
@@ -170,27 +171,44 @@ static struct mfile *find_process(const char *thread_path, uint64_t nonce, char 
 }
 
 struct namer {
-	struct symtab *sym;
+	struct symbolizer *sym;		/* NULL: do not name functions */
 	const struct mfile_process *proc;
+	struct sym_module **module;	/* by index in proc->modules */
 };
+
+static const struct mfile_module *find_module(const struct namer *nm, uint32_t id, size_t *index)
+{
+	for (uint32_t i = 0; nm->proc && i < nm->proc->nmodules; i++)
+		if (nm->proc->modules[i].id == id) {
+			*index = i;
+			return &nm->proc->modules[i];
+		}
+	return NULL;
+}
 
 static const char *module_base(const struct namer *nm, uint32_t id)
 {
-	const char *p = nm->sym ? symtab_module_path(nm->sym, id) : NULL;
-	if (!p)
+	size_t i;
+	const struct mfile_module *m = find_module(nm, id, &i);
+	if (!m)
 		return NULL;
-	const char *slash = strrchr(p, '/');
-	return slash ? slash + 1 : p;
+	const char *slash = strrchr(m->path, '/');
+	return slash ? slash + 1 : m->path;
 }
 
-/* The function name of node N, or NULL. */
+/* The function name of node N (the innermost, if calls were inlined
+ * there), or NULL. */
 static const char *node_function(const struct namer *nm, const struct mfile_node *n)
 {
-	if (n->kind != MFILE_NODE_FRAME || !n->module || !nm->sym)
+	size_t i;
+	if (n->kind != MFILE_NODE_FRAME || !n->module || !nm->sym || !find_module(nm, n->module, &i))
 		return NULL;
 	/* A return address points after its call; look up the call itself. */
 	uint64_t at = (n->flags & MFILE_NODE_EXACT) || n->key == 0 ? n->key : n->key - 1;
-	return symtab_function(nm->sym, n->module, at, NULL);
+	const struct sym_result *r = sym_resolve(nm->module[i], at);
+	const char *name = r->frame[r->nframes - 1].procedure;
+	/* "module+0x..." stands for no name at all. */
+	return strchr(name, '+') && strstr(name, "+0x") ? NULL : name;
 }
 
 static void node_label(const struct namer *nm, const struct mfile_node *n, char *buf,
@@ -366,7 +384,9 @@ static void dump_tree_tsv(const struct tree *tr, const struct namer *nm)
 	for (uint32_t id = 0; id < t->nnodes; id++) {
 		const struct mfile_node *n = &t->nodes[id];
 		const char *fn = node_function(nm, n);
-		const char *mp = n->module && nm->sym ? symtab_module_path(nm->sym, n->module) : NULL;
+		size_t mi;
+		const struct mfile_module *mod = n->module ? find_module(nm, n->module, &mi) : NULL;
+		const char *mp = mod ? mod->path : NULL;
 		printf("%u\t%d\t%u\t%s\t%u\t%u\t%#" PRIx64 "\t", id,
 		       n->parent == MFILE_NONE ? -1 : (int)n->parent, tr->depth[id],
 		       mfile_node_kind_name(n->kind), n->flags, n->module, n->key);
@@ -492,13 +512,23 @@ int cmd_dump(int argc, char **argv)
 	}
 
 	const struct mfile_thread *t = &mf->u.thread;
-	struct namer nm = { NULL, NULL };
+	struct namer nm = { NULL, NULL, NULL };
 	char *dir = NULL;
 	struct mfile *proc = find_process(path, t->process_nonce, &dir);
 	if (proc) {
 		nm.proc = &proc->u.process;
-		if (!raw)
-			nm.sym = symtab_new(nm.proc, dir);
+		if (!raw) {
+			nm.sym = symbolizer_new();
+			nm.module = xcalloc(nm.proc->nmodules + 1, sizeof *nm.module);
+			for (uint32_t i = 0; i < nm.proc->nmodules; i++) {
+				const struct mfile_module *m = &nm.proc->modules[i];
+				char *p = (m->flags & MFILE_MOD_VDSO) ? xasprintf("%s/%s", dir, m->path)
+								      : xstrdup(m->path);
+				nm.module[i] = symbolizer_module(nm.sym, p, m->build_id, m->build_id_len,
+								 NULL);
+				free(p);
+			}
+		}
 	}
 	struct tree tr;
 	tree_build(&tr, t);
@@ -514,7 +544,8 @@ int cmd_dump(int argc, char **argv)
 		dump_flat(&tr, &nm);
 	}
 	tree_free(&tr);
-	symtab_free(nm.sym);
+	symbolizer_free(nm.sym);
+	free(nm.module);
 	mfile_free(proc);
 	free(dir);
 	mfile_free(mf);

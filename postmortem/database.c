@@ -1,0 +1,196 @@
+/* database.c - the schema, and opening databases for reading and writing.
+ *
+ * The schema below is the one definition; doc/schema.md explains every
+ * table and view.  Names in it are stable: new versions add, they do not
+ * rename.  A database records its schema version in PRAGMA user_version;
+ * readers refuse a newer one with a message that says to upgrade. */
+#include "database.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+const char db_schema_sql[] =
+	/* What made the database. */
+	"CREATE TABLE culprit_info (key TEXT PRIMARY KEY, value TEXT) WITHOUT ROWID;\n"
+	/* Processes and threads: who was measured. */
+	"CREATE TABLE processes (\n"
+	"  id INTEGER PRIMARY KEY, pid INTEGER, ppid INTEGER, generation INTEGER,\n"
+	"  mpi_rank INTEGER, host TEXT, executable TEXT, command TEXT, cwd TEXT,\n"
+	"  start_time REAL, end_time REAL, end_reason TEXT, end_status INTEGER,\n"
+	"  experiment TEXT, measurement_file TEXT);\n"
+	"CREATE TABLE threads (\n"
+	"  id INTEGER PRIMARY KEY, process_id INTEGER REFERENCES processes(id),\n"
+	"  pid INTEGER, tid INTEGER, seq INTEGER, mpi_rank INTEGER, name TEXT,\n"
+	"  start_time REAL, end_time REAL, end_reason TEXT, measurement_file TEXT);\n"
+	"CREATE TABLE thread_counters (\n"
+	"  thread_id INTEGER REFERENCES threads(id), name TEXT, value INTEGER,\n"
+	"  PRIMARY KEY (thread_id, name)) WITHOUT ROWID;\n"
+	/* What was sampled, and the metrics derived from it. */
+	"CREATE TABLE events (\n"
+	"  event TEXT PRIMARY KEY, unit TEXT, source TEXT, period REAL, frequency REAL,\n"
+	"  description TEXT) WITHOUT ROWID;\n"
+	"CREATE TABLE metrics (\n"
+	"  event TEXT REFERENCES events(event), metric TEXT, unit TEXT, description TEXT,\n"
+	"  total REAL, PRIMARY KEY (event, metric)) WITHOUT ROWID;\n"
+	"CREATE TABLE modules (\n"
+	"  id INTEGER PRIMARY KEY, path TEXT, build_id TEXT, line_info INTEGER, problem TEXT);\n"
+	/* The calling-context tree and its values. */
+	"CREATE TABLE contexts (\n"
+	"  id INTEGER PRIMARY KEY, parent_id INTEGER REFERENCES contexts(id), depth INTEGER,\n"
+	"  kind TEXT NOT NULL CHECK (kind IN ('root','frame','inlined','callsite','statement')),\n"
+	"  procedure TEXT, module TEXT, file TEXT, line INTEGER);\n"
+	"CREATE TABLE context_metrics (\n"
+	"  context_id INTEGER REFERENCES contexts(id), event TEXT, metric TEXT,\n"
+	"  inclusive REAL, exclusive REAL,\n"
+	"  inclusive_mean REAL, inclusive_min REAL, inclusive_max REAL, inclusive_stddev REAL,\n"
+	"  exclusive_mean REAL, exclusive_min REAL, exclusive_max REAL, exclusive_stddev REAL,\n"
+	"  PRIMARY KEY (context_id, event, metric)) WITHOUT ROWID;\n"
+	"CREATE TABLE context_thread_metrics (\n"
+	"  context_id INTEGER REFERENCES contexts(id), thread_id INTEGER REFERENCES threads(id),\n"
+	"  event TEXT, metric TEXT, inclusive REAL, exclusive REAL,\n"
+	"  PRIMARY KEY (context_id, event, metric, thread_id)) WITHOUT ROWID;\n"
+	"CREATE TABLE procedure_metrics (\n"
+	"  procedure TEXT, module TEXT, file TEXT, event TEXT, metric TEXT,\n"
+	"  inclusive REAL, exclusive REAL);\n"
+	"CREATE TABLE thread_metrics (\n"
+	"  thread_id INTEGER REFERENCES threads(id), event TEXT, metric TEXT, value REAL,\n"
+	"  PRIMARY KEY (thread_id, event, metric)) WITHOUT ROWID;\n"
+	/* Views for the common questions. */
+	"CREATE VIEW context_paths (id, path) AS\n"
+	"  WITH RECURSIVE p(id, path) AS (\n"
+	"    SELECT id, coalesce(procedure, kind) FROM contexts WHERE parent_id IS NULL\n"
+	"    UNION ALL\n"
+	"    SELECT c.id, p.path || ' > ' || CASE c.kind\n"
+	"        WHEN 'callsite' THEN coalesce(c.file, '?') || ':' || c.line\n"
+	"        WHEN 'statement' THEN coalesce(c.file, '?') || ':' || c.line\n"
+	"        ELSE coalesce(c.procedure, c.kind) END\n"
+	"    FROM contexts c JOIN p ON c.parent_id = p.id)\n"
+	"  SELECT id, path FROM p;\n"
+	"CREATE VIEW procedure_callers (procedure, caller, event, metric, inclusive) AS\n"
+	"  SELECT f.procedure, coalesce(caller.procedure, '<program root>'), m.event, m.metric,\n"
+	"         sum(m.inclusive)\n"
+	"  FROM contexts f\n"
+	"  JOIN context_metrics m ON m.context_id = f.id\n"
+	"  LEFT JOIN contexts site ON site.id = f.parent_id AND site.kind = 'callsite'\n"
+	"  LEFT JOIN contexts caller ON caller.id = site.parent_id\n"
+	"  WHERE f.kind IN ('frame', 'inlined')\n"
+	"  GROUP BY f.procedure, caller.procedure, m.event, m.metric;\n"
+	"CREATE VIEW thread_summary (thread_id, pid, tid, name, event, metric, value) AS\n"
+	"  SELECT t.id, t.pid, t.tid, t.name, m.event, m.metric, m.value\n"
+	"  FROM threads t JOIN thread_metrics m ON m.thread_id = t.id;\n";
+
+static const char *indexes_sql =
+	"CREATE INDEX contexts_parent ON contexts(parent_id);\n"
+	"CREATE INDEX contexts_procedure ON contexts(procedure);\n"
+	"CREATE INDEX context_metrics_value ON context_metrics(event, metric, inclusive);\n"
+	"CREATE INDEX procedure_metrics_name ON procedure_metrics(procedure);\n";
+
+void db_exec(sqlite3 *db, const char *sql)
+{
+	char *msg = NULL;
+	if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+		fprintf(stderr, "culprit: database error: %s\n", msg ? msg : sqlite3_errmsg(db));
+		exit(1);
+	}
+}
+
+sqlite3_stmt *db_prepare(sqlite3 *db, const char *sql)
+{
+	sqlite3_stmt *s = NULL;
+	if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK) {
+		fprintf(stderr, "culprit: database error: %s\n", sqlite3_errmsg(db));
+		exit(1);
+	}
+	return s;
+}
+
+void db_step_reset(sqlite3 *db, sqlite3_stmt *stmt)
+{
+	if (sqlite3_step(stmt) != SQLITE_DONE) {
+		fprintf(stderr, "culprit: database error: %s\n", sqlite3_errmsg(db));
+		exit(1);
+	}
+	sqlite3_reset(stmt);
+}
+
+sqlite3 *db_create(const char *tmp_path, char *err, size_t errlen)
+{
+	sqlite3 *db = NULL;
+	unlink(tmp_path);
+	if (sqlite3_open_v2(tmp_path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
+	    SQLITE_OK) {
+		snprintf(err, errlen, "cannot create %s: %s", tmp_path,
+			 db ? sqlite3_errmsg(db) : "out of memory");
+		sqlite3_close(db);
+		return NULL;
+	}
+	/* Written once, then renamed into place: no journal needed. */
+	char *msg = NULL;
+	if (sqlite3_exec(db, "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;"
+			     "PRAGMA page_size = 8192;", NULL, NULL, &msg) != SQLITE_OK ||
+	    sqlite3_exec(db, db_schema_sql, NULL, NULL, &msg) != SQLITE_OK ||
+	    sqlite3_exec(db, indexes_sql, NULL, NULL, &msg) != SQLITE_OK) {
+		snprintf(err, errlen, "cannot create %s: %s", tmp_path, msg ? msg : "?");
+		sqlite3_free(msg);
+		sqlite3_close(db);
+		unlink(tmp_path);
+		return NULL;
+	}
+	char pragma[64];
+	snprintf(pragma, sizeof pragma, "PRAGMA user_version = %d;", DB_SCHEMA_VERSION);
+	sqlite3_exec(db, pragma, NULL, NULL, NULL);
+	return db;
+}
+
+sqlite3 *db_open_read(const char *path, char *err, size_t errlen)
+{
+	sqlite3 *db = NULL;
+	if (access(path, F_OK) != 0) {
+		snprintf(err, errlen, "%s: no such file; make one with `culprit prof DIR`", path);
+		return NULL;
+	}
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+		snprintf(err, errlen, "%s: cannot open: %s", path, db ? sqlite3_errmsg(db) : "?");
+		sqlite3_close(db);
+		return NULL;
+	}
+	sqlite3_stmt *s = NULL;
+	int version = -1;
+	if (sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &s, NULL) == SQLITE_OK &&
+	    sqlite3_step(s) == SQLITE_ROW)
+		version = sqlite3_column_int(s, 0);
+	int rc = sqlite3_finalize(s);
+	if (version < 0 || rc != SQLITE_OK) {
+		snprintf(err, errlen, "%s is not an SQLite database (%s)", path, sqlite3_errmsg(db));
+		sqlite3_close(db);
+		return NULL;
+	}
+	int culprit = 0;
+	if (sqlite3_prepare_v2(db, "SELECT value FROM culprit_info WHERE key = 'format'", -1, &s,
+			       NULL) == SQLITE_OK && sqlite3_step(s) == SQLITE_ROW) {
+		const unsigned char *v = sqlite3_column_text(s, 0);
+		culprit = v && strcmp((const char *)v, "culprit") == 0;
+	}
+	sqlite3_finalize(s);
+	if (!culprit) {
+		snprintf(err, errlen, "%s is an SQLite database, but not one made by culprit prof",
+			 path);
+		sqlite3_close(db);
+		return NULL;
+	}
+	if (version > DB_SCHEMA_VERSION) {
+		snprintf(err, errlen, "%s was made by a newer culprit (schema %d; this culprit reads "
+			 "up to %d); upgrade culprit", path, version, DB_SCHEMA_VERSION);
+		sqlite3_close(db);
+		return NULL;
+	}
+	if (version < 1) {
+		snprintf(err, errlen, "%s has no culprit schema version; remake it with culprit prof",
+			 path);
+		sqlite3_close(db);
+		return NULL;
+	}
+	return db;
+}

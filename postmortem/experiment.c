@@ -1,0 +1,287 @@
+/* experiment.c - finds, loads and cross-checks measurement files.
+ *
+ * Loading (reading, checksumming and decoding) is the part of the
+ * postmortem that grows with the number of threads, so it runs on all
+ * cores.  Checks that span files happen here: a thread's columns must
+ * name its process's events, and its frames its process's modules. */
+#define _GNU_SOURCE
+#include "experiment.h"
+#include "mfile_format.h"
+#include "pm.h"
+#include "symbolize.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+struct file {
+	char *path;
+	char *dir;
+	struct mfile *mf;
+	char err[600];
+};
+
+static int ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), k = strlen(suffix);
+	return n > k && strcmp(s + n - k, suffix) == 0;
+}
+
+static int by_path(const void *a, const void *b)
+{
+	const struct file *x = a, *y = b;
+	return strcmp(x->path, y->path);
+}
+
+static void load_one(void *arg, size_t i)
+{
+	struct file *f = (struct file *)arg + i;
+	struct mfile_error err;
+	if (mfile_load(f->path, &f->mf, &err) < 0)
+		snprintf(f->err, sizeof f->err, "%s", err.msg);
+}
+
+static void problem(int strict, int *failed, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void problem(int strict, int *failed, const char *fmt, ...)
+{
+	va_list ap;
+	fprintf(stderr, strict ? "culprit: " : "culprit: warning: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	if (strict)
+		*failed = 1;
+}
+
+/* Checks what a thread file says against its process file. */
+static const char *cross_check(const struct mfile_thread *t, const struct mfile_process *p,
+			       char *buf, size_t size)
+{
+	for (uint32_t c = 0; c < t->ncolumns; c++)
+		if (t->columns[c].event >= p->nevents) {
+			snprintf(buf, size, "column %u names event %u, but its process has %u events",
+				 c, t->columns[c].event, p->nevents);
+			return buf;
+		}
+	for (uint32_t i = 0; i < t->nnodes; i++) {
+		const struct mfile_node *n = &t->nodes[i];
+		if (n->kind != MFILE_NODE_FRAME || n->module == 0)
+			continue;
+		int found = 0;
+		for (uint32_t m = 0; m < p->nmodules && !found; m++)
+			found = p->modules[m].id == n->module;
+		if (!found) {
+			snprintf(buf, size, "node %u is in module %u, which its process file does "
+				 "not list", i, n->module);
+			return buf;
+		}
+	}
+	return NULL;
+}
+
+int experiment_load(struct experiment *e, char *const *dirs, int ndirs, int jobs, int strict)
+{
+	struct file *files = NULL;
+	size_t nfiles = 0, cap = 0;
+	int failed = 0;
+
+	memset(e, 0, sizeof *e);
+	for (int d = 0; d < ndirs; d++) {
+		struct stat st;
+		if (stat(dirs[d], &st) != 0) {
+			fprintf(stderr, "culprit: %s: %s\n", dirs[d], strerror(errno));
+			return -1;
+		}
+		if (!S_ISDIR(st.st_mode)) {
+			fprintf(stderr, "culprit: %s is not a directory; give the directory `culprit run` "
+				"wrote\n", dirs[d]);
+			return -1;
+		}
+		DIR *dir = opendir(dirs[d]);
+		if (!dir) {
+			fprintf(stderr, "culprit: %s: %s\n", dirs[d], strerror(errno));
+			return -1;
+		}
+		size_t before = nfiles;
+		struct dirent *ent;
+		while ((ent = readdir(dir))) {
+			if (!ends_with(ent->d_name, ".process") && !ends_with(ent->d_name, ".thread"))
+				continue;
+			grow_array(&files, &cap, nfiles + 1, sizeof *files);
+			memset(&files[nfiles], 0, sizeof files[nfiles]);
+			files[nfiles].path = xasprintf("%s/%s", dirs[d], ent->d_name);
+			files[nfiles].dir = xstrdup(dirs[d]);
+			nfiles++;
+		}
+		closedir(dir);
+		if (nfiles == before) {
+			fprintf(stderr, "culprit: %s holds no measurement files (.process, .thread); "
+				"give a directory written by `culprit run`\n", dirs[d]);
+			for (size_t i = 0; i < nfiles; i++) {
+				free(files[i].path);
+				free(files[i].dir);
+			}
+			free(files);
+			return -1;
+		}
+	}
+	qsort(files, nfiles, sizeof *files, by_path);
+
+	progress_start("reading");
+	progress_update("%zu files", nfiles);
+	parallel_for(jobs, nfiles, load_one, files);
+
+	/* Processes first, so that threads can find theirs. */
+	for (size_t i = 0; i < nfiles; i++) {
+		struct file *f = &files[i];
+		if (!f->mf) {
+			problem(strict, &failed, "%s: %s; %s", f->path, f->err,
+				strict ? "stopping (--strict)" : "skipped");
+			e->files_skipped++;
+			continue;
+		}
+		if (f->mf->kind != MFILE_PROCESS)
+			continue;
+		struct exp_process *p = xcalloc(1, sizeof *p);
+		p->path = f->path;
+		p->dir = f->dir;
+		p->mf = f->mf;
+		p->p = &f->mf->u.process;
+		p->id = (uint32_t)e->nproc + 1;
+		f->path = f->dir = NULL;
+		e->proc = xrealloc(e->proc, (e->nproc + 1) * sizeof *e->proc);
+		e->proc[e->nproc++] = p;
+	}
+	for (size_t i = 0; i < nfiles; i++) {
+		struct file *f = &files[i];
+		if (!f->mf || f->mf->kind != MFILE_THREAD)
+			continue;
+		const struct mfile_thread *t = &f->mf->u.thread;
+		struct exp_process *owner = NULL;
+		for (size_t k = 0; k < e->nproc && !owner; k++)
+			if (e->proc[k]->p->nonce == t->process_nonce &&
+			    strcmp(e->proc[k]->dir, f->dir) == 0)
+				owner = e->proc[k];
+		char why[300];
+		const char *bad = NULL;
+		if (!owner) {
+			snprintf(why, sizeof why, "no process file in its directory has its nonce "
+				 "%016llx (was the process killed with SIGKILL?)",
+				 (unsigned long long)t->process_nonce);
+			bad = why;
+		} else {
+			bad = cross_check(t, owner->p, why, sizeof why);
+		}
+		if (bad) {
+			problem(strict, &failed, "%s: %s; %s", f->path, bad,
+				strict ? "stopping (--strict)" : "skipped");
+			e->files_skipped++;
+			mfile_free(f->mf);
+			f->mf = NULL;
+			continue;
+		}
+		struct exp_thread *th = xcalloc(1, sizeof *th);
+		th->path = f->path;
+		th->mf = f->mf;
+		th->t = t;
+		th->proc = owner;
+		th->id = (uint32_t)e->nthread + 1;
+		th->seq = t->seq;
+		th->tid = t->tid;
+		th->end_reason = t->end_reason;
+		th->start_ns = t->start_realtime_ns;
+		th->end_ns = t->end_realtime_ns;
+		th->name = xstrdup(t->name);
+		th->experiment = e;
+		owner->nthreads++;
+		f->path = NULL;
+		e->thread = xrealloc(e->thread, (e->nthread + 1) * sizeof *e->thread);
+		e->thread[e->nthread++] = th;
+	}
+	for (size_t i = 0; i < nfiles; i++) {
+		free(files[i].path);
+		free(files[i].dir);
+	}
+	free(files);
+	progress_end();
+	if (failed)
+		return -1;
+	if (e->nthread == 0) {
+		fprintf(stderr, "culprit: no usable thread measurements in %s%s\n", dirs[0],
+			ndirs > 1 ? " and the others" : "");
+		return -1;
+	}
+	return 0;
+}
+
+void experiment_modules(struct experiment *e, struct symbolizer *sym)
+{
+	for (size_t i = 0; i < e->nproc; i++) {
+		struct exp_process *p = e->proc[i];
+		p->module = xcalloc(p->p->nmodules + 1, sizeof *p->module);
+		for (uint32_t m = 0; m < p->p->nmodules; m++) {
+			const struct mfile_module *mod = &p->p->modules[m];
+			if (mod->flags & MFILE_MOD_VDSO) {
+				char *path = xasprintf("%s/%s", p->dir, mod->path);
+				p->module[m] = symbolizer_module(sym, path, mod->build_id,
+								 mod->build_id_len, "[vdso]");
+				free(path);
+			} else {
+				p->module[m] = symbolizer_module(sym, mod->path, mod->build_id,
+								 mod->build_id_len, NULL);
+			}
+		}
+	}
+}
+
+struct sym_module *exp_module(const struct exp_process *p, uint32_t id, size_t *index)
+{
+	/* Ids are 1, 2, ... in order; search in case a writer skipped some. */
+	if (id >= 1 && id <= p->p->nmodules && p->p->modules[id - 1].id == id) {
+		if (index)
+			*index = id - 1;
+		return p->module ? p->module[id - 1] : NULL;
+	}
+	for (uint32_t m = 0; m < p->p->nmodules; m++)
+		if (p->p->modules[m].id == id) {
+			if (index)
+				*index = m;
+			return p->module ? p->module[m] : NULL;
+		}
+	return NULL;
+}
+
+void exp_thread_release(struct exp_thread *t)
+{
+	mfile_free(t->mf);
+	t->mf = NULL;
+	t->t = NULL;
+}
+
+void experiment_free(struct experiment *e)
+{
+	for (size_t i = 0; i < e->nthread; i++) {
+		exp_thread_release(e->thread[i]);
+		free(e->thread[i]->path);
+		free(e->thread[i]->name);
+		free(e->thread[i]->ctx_map);
+		free(e->thread[i]);
+	}
+	for (size_t i = 0; i < e->nproc; i++) {
+		mfile_free(e->proc[i]->mf);
+		free(e->proc[i]->module);
+		free(e->proc[i]->path);
+		free(e->proc[i]->dir);
+		free(e->proc[i]);
+	}
+	free(e->thread);
+	free(e->proc);
+	memset(e, 0, sizeof *e);
+}

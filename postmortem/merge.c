@@ -1,0 +1,590 @@
+/* merge.c - merges threads' trees into the experiment's calling-context
+ * tree, and computes inclusive values, per-thread statistics and
+ * procedure totals.
+ *
+ * A thread's tree is translated node by node, parents first: a FRAME node
+ * becomes a short path of contexts (the frame, the call sites of calls
+ * inlined into it, the inlined frames, and a final call site or
+ * statement), found or added in one hash table of context identities.
+ * The thread's values are then gathered sparsely, keyed by context, so a
+ * thread costs memory in proportion to the contexts it touched.
+ */
+#define _GNU_SOURCE
+#include "merge.h"
+#include "experiment.h"
+#include "mfile_format.h"
+#include "pm.h"
+#include "symbolize.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *const ctx_kind_name[CTX_KINDS] = {
+	[CTX_ROOT] = "root",
+	[CTX_FRAME] = "frame",
+	[CTX_INLINED] = "inlined",
+	[CTX_CALLSITE] = "callsite",
+	[CTX_STATEMENT] = "statement",
+};
+
+static uint64_t mix(uint64_t h)
+{
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdull;
+	h ^= h >> 33;
+	h *= 0xc4ceb9fe1a85ec53ull;
+	h ^= h >> 33;
+	return h;
+}
+
+static uint64_t node_hash(const struct ctx_node *n)
+{
+	return mix(((uint64_t)n->parent << 32 | n->procedure) ^
+		   mix((uint64_t)n->module << 32 | n->file) ^
+		   mix((uint64_t)n->line << 8 | n->kind));
+}
+
+static int same(const struct ctx_node *a, const struct ctx_node *b)
+{
+	return a->parent == b->parent && a->procedure == b->procedure && a->module == b->module &&
+	       a->file == b->file && a->line == b->line && a->kind == b->kind;
+}
+
+static void rehash(struct ctree *t)
+{
+	size_t n = (t->mask + 1) * 2;
+	uint32_t *slot = xmalloc(n * sizeof *slot);
+	memset(slot, 0xff, n * sizeof *slot);
+	for (size_t id = 0; id < t->n; id++) {
+		size_t i = node_hash(&t->node[id]) & (n - 1);
+		while (slot[i] != CTX_NONE)
+			i = (i + 1) & (n - 1);
+		slot[i] = (uint32_t)id;
+	}
+	free(t->slot);
+	t->slot = slot;
+	t->mask = n - 1;
+}
+
+/* The context with this identity below PARENT, added if new. */
+static uint32_t child(struct ctree *t, uint32_t parent, int kind, uint32_t procedure,
+		      uint32_t module, uint32_t file, uint32_t line)
+{
+	struct ctx_node key = { parent, 0, procedure, module, file, line, (uint8_t)kind };
+	size_t i = node_hash(&key) & t->mask;
+	while (t->slot[i] != CTX_NONE) {
+		if (same(&t->node[t->slot[i]], &key))
+			return t->slot[i];
+		i = (i + 1) & t->mask;
+	}
+	if (t->n == t->cap) {
+		size_t cap = t->cap;
+		grow_array(&t->node, &cap, t->n + 1, sizeof *t->node);
+		t->stat = xrealloc(t->stat, cap * t->nmetric * sizeof *t->stat);
+		t->cap = cap;
+	}
+	uint32_t id = (uint32_t)t->n++;
+	key.depth = parent == CTX_NONE ? 0 : t->node[parent].depth + 1;
+	t->node[id] = key;
+	memset(&t->stat[(size_t)id * t->nmetric], 0, t->nmetric * sizeof *t->stat);
+	t->slot[i] = id;
+	if (2 * t->n > t->mask)
+		rehash(t);
+	return id;
+}
+
+static uint32_t intern(struct ctree *t, const char *s)
+{
+	return strtab_intern(t->str, s);
+}
+
+/* ---- events and metrics ------------------------------------------------ */
+
+static uint32_t find_event(const struct ctree *t, const char *name)
+{
+	for (size_t i = 0; i < t->nevent; i++)
+		if (strcmp(t->event[i].name, name) == 0)
+			return (uint32_t)i;
+	return CTX_NONE;
+}
+
+static uint32_t find_metric(const struct ctree *t, uint32_t event, const char *name)
+{
+	for (size_t i = 0; i < t->nmetric; i++)
+		if (t->metric[i].event == event && strcmp(t->metric[i].name, name) == 0)
+			return (uint32_t)i;
+	return CTX_NONE;
+}
+
+/* Metrics in a fixed order: by event, then samples, work, idleness, and
+ * the rest by name. */
+static int metric_rank(const char *name)
+{
+	if (strcmp(name, "samples") == 0)
+		return 0;
+	if (strcmp(name, "work") == 0)
+		return 1;
+	if (strcmp(name, "idleness") == 0)
+		return 2;
+	return 3;
+}
+
+static int by_metric(const void *a, const void *b)
+{
+	const struct ctx_metric *x = a, *y = b;
+	if (x->event != y->event)
+		return x->event < y->event ? -1 : 1;
+	int rx = metric_rank(x->name), ry = metric_rank(y->name);
+	if (rx != ry)
+		return rx - ry;
+	return strcmp(x->name, y->name);
+}
+
+struct ctree *ctree_new(const struct experiment *e)
+{
+	struct ctree *t = xcalloc(1, sizeof *t);
+	size_t cap = 0;
+
+	t->str = strtab_new();
+	for (size_t i = 0; i < e->nproc; i++) {
+		const struct mfile_process *p = e->proc[i]->p;
+		for (uint32_t k = 0; k < p->nevents; k++) {
+			if (find_event(t, p->events[k].name) != CTX_NONE)
+				continue;
+			grow_array(&t->event, &cap, t->nevent + 1, sizeof *t->event);
+			struct ctx_event *ev = &t->event[t->nevent++];
+			int ns = strcmp(p->events[k].unit, "ns") == 0;
+			ev->name = xstrdup(p->events[k].name);
+			ev->unit = xstrdup(ns ? "seconds" : "count");
+			ev->scale = ns ? 1e-9 : 1;
+			ev->source = p->events[k].source;
+			ev->flags = p->events[k].flags;
+			ev->period = p->events[k].period;
+		}
+	}
+	cap = 0;
+	for (size_t i = 0; i < e->nthread; i++) {
+		const struct mfile_thread *th = e->thread[i]->t;
+		const struct mfile_process *p = e->thread[i]->proc->p;
+		for (uint32_t c = 0; c < th->ncolumns; c++) {
+			uint32_t ev = find_event(t, p->events[th->columns[c].event].name);
+			const char *name = th->columns[c].metric;
+			if (find_metric(t, ev, name) != CTX_NONE)
+				continue;
+			grow_array(&t->metric, &cap, t->nmetric + 1, sizeof *t->metric);
+			struct ctx_metric *m = &t->metric[t->nmetric++];
+			int samples = strcmp(name, "samples") == 0;
+			m->event = ev;
+			m->name = xstrdup(name);
+			m->unit = xstrdup(samples ? "samples" : t->event[ev].unit);
+			m->scale = samples ? 1 : t->event[ev].scale;
+			m->total = 0;
+		}
+	}
+	qsort(t->metric, t->nmetric, sizeof *t->metric, by_metric);
+
+	t->mask = 4095;
+	t->slot = xmalloc((t->mask + 1) * sizeof *t->slot);
+	memset(t->slot, 0xff, (t->mask + 1) * sizeof *t->slot);
+	child(t, CTX_NONE, CTX_ROOT, intern(t, "<program root>"), 0, 0, 0);
+	return t;
+}
+
+void ctree_free(struct ctree *t)
+{
+	if (!t)
+		return;
+	for (size_t i = 0; i < t->nevent; i++) {
+		free(t->event[i].name);
+		free(t->event[i].unit);
+	}
+	for (size_t i = 0; i < t->nmetric; i++) {
+		free(t->metric[i].name);
+		free(t->metric[i].unit);
+	}
+	free(t->event);
+	free(t->metric);
+	free(t->node);
+	free(t->stat);
+	free(t->slot);
+	strtab_free(t->str);
+	free(t);
+}
+
+/* ---- translating a thread --------------------------------------------- */
+
+static uint64_t lookup_address(const struct mfile_node *n)
+{
+	/* A return address points after its call; name the call itself. */
+	return (n->flags & MFILE_NODE_EXACT) || n->key == 0 ? n->key : n->key - 1;
+}
+
+void ctree_want_addresses(const struct experiment *e)
+{
+	for (size_t i = 0; i < e->nthread; i++) {
+		const struct exp_thread *th = e->thread[i];
+		for (uint32_t k = 1; k < th->t->nnodes; k++) {
+			const struct mfile_node *n = &th->t->nodes[k];
+			struct sym_module *m;
+			if (n->kind == MFILE_NODE_FRAME && n->module &&
+			    (m = exp_module(th->proc, n->module, NULL)))
+				sym_want(m, lookup_address(n));
+		}
+	}
+}
+
+static void intern_result(struct ctree *t, struct sym_result *r)
+{
+	if (r->interned)
+		return;
+	for (unsigned j = 0; j < r->nframes; j++) {
+		struct sym_frame *f = &r->frame[j];
+		f->id_procedure = intern(t, f->procedure);
+		f->id_decl_file = intern(t, f->decl_file);
+		f->id_file = intern(t, f->file);
+	}
+	r->interned = 1;
+}
+
+/* The name a module is shown by: its path, or [vdso]. */
+static uint32_t module_id(struct ctree *t, const struct mfile_module *m)
+{
+	return intern(t, (m->flags & MFILE_MOD_VDSO) ? "[vdso]" : m->path);
+}
+
+/* The contexts one native frame stands for, below PARENT; returns the
+ * last (a call site, or for the sampled instruction a statement). */
+static uint32_t frame_contexts(struct ctree *t, uint32_t parent, const struct exp_process *p,
+			       const struct mfile_node *n, uint32_t *modcache)
+{
+	int exact = n->flags & MFILE_NODE_EXACT;
+	size_t mi = 0;
+	struct sym_module *m = n->module ? exp_module(p, n->module, &mi) : NULL;
+
+	if (!m) {
+		uint32_t unknown = intern(t, "[unknown]");
+		uint32_t f = child(t, parent, CTX_FRAME, unknown, 0, 0, 0);
+		return exact ? f : child(t, f, CTX_CALLSITE, unknown, 0, 0, 0);
+	}
+	if (!modcache[mi])
+		modcache[mi] = module_id(t, &p->p->modules[mi]);
+	uint32_t mod = modcache[mi];
+	struct sym_result *r = sym_resolve(m, lookup_address(n));
+	intern_result(t, r);
+
+	uint32_t cur = parent;
+	for (unsigned j = 0; j < r->nframes; j++) {
+		const struct sym_frame *f = &r->frame[j];
+		cur = child(t, cur, j ? CTX_INLINED : CTX_FRAME, f->id_procedure, mod,
+			    f->id_decl_file, f->decl_line);
+		if (j + 1 < r->nframes)	/* where the next, inlined, call is */
+			cur = child(t, cur, CTX_CALLSITE, f->id_procedure, mod, f->id_file, f->line);
+	}
+	const struct sym_frame *last = &r->frame[r->nframes - 1];
+	if (!exact)
+		return child(t, cur, CTX_CALLSITE, last->id_procedure, mod, last->id_file, last->line);
+	if (last->file)
+		return child(t, cur, CTX_STATEMENT, last->id_procedure, mod, last->id_file,
+			     last->line);
+	return cur;	/* no line information: the frame itself */
+}
+
+/* A context with a name only, at the top: markers and unresolved roots. */
+static uint32_t named_root(struct ctree *t, const char *name)
+{
+	return child(t, 0, CTX_ROOT, intern(t, name), 0, 0, 0);
+}
+
+/* The context a REF node points to: a node of another thread of the same
+ * process, merged before this one. */
+static uint32_t resolve_ref(struct ctree *t, const struct exp_thread *th, uint64_t key,
+			    const struct experiment *e)
+{
+	uint32_t seq = (uint32_t)(key >> 32), node = (uint32_t)key;
+	for (size_t i = 0; e && i < e->nthread; i++) {
+		const struct exp_thread *o = e->thread[i];
+		if (o->proc == th->proc && o->seq == seq && o->ctx_map && node < o->ctx_nodes)
+			return o->ctx_map[node];
+	}
+	return named_root(t, "<unresolved logical root>");
+}
+
+/* A thread's values, gathered sparsely by context. */
+struct acc {
+	uint32_t *ctx;		/* entry -> context */
+	double *excl, *incl;	/* entry * nmetric + metric */
+	size_t n, cap;
+	uint32_t *slot;		/* context -> entry + 1, open addressing */
+	size_t mask;
+	size_t nmetric;
+};
+
+static size_t acc_entry(struct acc *a, uint32_t ctx)
+{
+	size_t i = mix(ctx) & a->mask;
+	while (a->slot[i]) {
+		if (a->ctx[a->slot[i] - 1] == ctx)
+			return a->slot[i] - 1;
+		i = (i + 1) & a->mask;
+	}
+	if (a->n == a->cap) {
+		size_t cap = a->cap;
+		grow_array(&a->ctx, &cap, a->n + 1, sizeof *a->ctx);
+		a->excl = xrealloc(a->excl, cap * a->nmetric * sizeof *a->excl);
+		a->incl = xrealloc(a->incl, cap * a->nmetric * sizeof *a->incl);
+		a->cap = cap;
+	}
+	size_t e = a->n++;
+	a->ctx[e] = ctx;
+	memset(&a->excl[e * a->nmetric], 0, a->nmetric * sizeof *a->excl);
+	memset(&a->incl[e * a->nmetric], 0, a->nmetric * sizeof *a->incl);
+	a->slot[i] = (uint32_t)e + 1;
+	if (2 * a->n > a->mask) {
+		size_t n = (a->mask + 1) * 2;
+		uint32_t *slot = xcalloc(n, sizeof *slot);
+		for (size_t k = 0; k < a->n; k++) {
+			size_t j = mix(a->ctx[k]) & (n - 1);
+			while (slot[j])
+				j = (j + 1) & (n - 1);
+			slot[j] = (uint32_t)k + 1;
+		}
+		free(a->slot);
+		a->slot = slot;
+		a->mask = n - 1;
+	}
+	return e;
+}
+
+/* Adds the values V (nmetric) sampled at context CTX. */
+static void acc_add(struct acc *a, const struct ctree *t, uint32_t ctx, const double *v)
+{
+	size_t nm = a->nmetric;
+	size_t e = acc_entry(a, ctx);
+	for (size_t m = 0; m < nm; m++)
+		a->excl[e * nm + m] += v[m];
+	/* A statement's cost is also its frame's self cost. */
+	uint32_t parent = t->node[ctx].parent;
+	if (t->node[ctx].kind == CTX_STATEMENT && parent != CTX_NONE &&
+	    (t->node[parent].kind == CTX_FRAME || t->node[parent].kind == CTX_INLINED)) {
+		size_t p = acc_entry(a, parent);
+		for (size_t m = 0; m < nm; m++)
+			a->excl[p * nm + m] += v[m];
+	}
+	for (uint32_t c = ctx; c != CTX_NONE; c = t->node[c].parent) {
+		size_t k = acc_entry(a, c);
+		for (size_t m = 0; m < nm; m++)
+			a->incl[k * nm + m] += v[m];
+	}
+}
+
+static void stat_add(double v, double *sum, double *sq, double *min, double *max, uint32_t *n)
+{
+	if (v == 0)
+		return;
+	*sum += v;
+	*sq += v * v;
+	if (*n == 0 || v < *min)
+		*min = v;
+	if (*n == 0 || v > *max)
+		*max = v;
+	(*n)++;
+}
+
+void ctree_add_thread(struct ctree *t, struct exp_thread *th, ctx_thread_sink sink,
+		      void *arg, double *totals)
+{
+	const struct mfile_thread *mt = th->t;
+	const struct exp_process *p = th->proc;
+	const struct experiment *e = th->experiment;
+	size_t nm = t->nmetric;
+	uint32_t *map = xmalloc(mt->nnodes * sizeof *map);
+	uint32_t *modcache = xcalloc(p->p->nmodules + 1, sizeof *modcache);
+
+	map[0] = 0;
+	for (uint32_t i = 1; i < mt->nnodes; i++) {
+		const struct mfile_node *n = &mt->nodes[i];
+		uint32_t parent = map[n->parent];
+		switch (n->kind) {
+		case MFILE_NODE_MARKER:
+			map[i] = named_root(t, n->key == MFILE_MARKER_TRUNCATED ? "<truncated unwind>"
+										: "<partial unwind>");
+			break;
+		case MFILE_NODE_REF:
+			map[i] = resolve_ref(t, th, n->key, e);
+			break;
+		case MFILE_NODE_LOGICAL: {
+			char *name = xasprintf("<logical %u:%#llx>", n->module,
+					       (unsigned long long)n->key);
+			map[i] = child(t, parent, CTX_FRAME, intern(t, name), 0, 0, 0);
+			free(name);
+			break;
+		}
+		default:
+			map[i] = frame_contexts(t, parent, p, n, modcache);
+			break;
+		}
+	}
+	free(modcache);
+	th->ctx_map = map;
+	th->ctx_nodes = mt->nnodes;
+
+	/* Which of our metrics each column is, and its scale. */
+	uint32_t *col = xmalloc((mt->ncolumns + 1) * sizeof *col);
+	for (uint32_t c = 0; c < mt->ncolumns; c++) {
+		uint32_t ev = find_event(t, p->p->events[mt->columns[c].event].name);
+		col[c] = find_metric(t, ev, mt->columns[c].metric);
+	}
+
+	struct acc a = { .nmetric = nm, .mask = 255 };
+	a.slot = xcalloc(a.mask + 1, sizeof *a.slot);
+	double *v = xcalloc(nm, sizeof *v);
+	memset(totals, 0, nm * sizeof *totals);
+	/* Values come grouped by node; add each node's values at once. */
+	for (uint32_t i = 0; i < mt->nvalues;) {
+		uint32_t node = mt->values[i].node;
+		memset(v, 0, nm * sizeof *v);
+		for (; i < mt->nvalues && mt->values[i].node == node; i++) {
+			uint32_t m = col[mt->values[i].column];
+			if (m == CTX_NONE)
+				continue;
+			double x = mt->values[i].value * t->metric[m].scale;
+			v[m] += x;
+			totals[m] += x;
+		}
+		acc_add(&a, t, map[node], v);
+	}
+	free(v);
+	free(col);
+
+	t->nthreads++;
+	for (size_t k = 0; k < a.n; k++) {
+		uint32_t ctx = a.ctx[k];
+		for (size_t m = 0; m < nm; m++) {
+			double in = a.incl[k * nm + m], ex = a.excl[k * nm + m];
+			if (in == 0 && ex == 0)
+				continue;
+			struct ctx_stat *s = ctree_stat(t, ctx, (uint32_t)m);
+			stat_add(in, &s->incl, &s->incl_sq, &s->incl_min, &s->incl_max, &s->incl_n);
+			stat_add(ex, &s->excl, &s->excl_sq, &s->excl_min, &s->excl_max, &s->excl_n);
+			if (sink)
+				sink(arg, th, ctx, (uint32_t)m, in, ex);
+		}
+	}
+	for (size_t m = 0; m < nm; m++)
+		t->metric[m].total += totals[m];
+	free(a.ctx);
+	free(a.excl);
+	free(a.incl);
+	free(a.slot);
+}
+
+/* ---- procedure totals ------------------------------------------------ */
+
+struct proc_key {
+	uint32_t procedure, module, file;
+};
+
+void ctree_procedures(const struct ctree *t, ctx_procedure_sink sink, void *arg)
+{
+	size_t n = t->n, nm = t->nmetric;
+	uint32_t *first = xmalloc(n * sizeof *first), *next = xmalloc(n * sizeof *next);
+	uint32_t *proc = xmalloc(n * sizeof *proc);	/* node -> procedure index */
+	struct proc_key *key = NULL;
+	size_t nproc = 0, cap = 0;
+	size_t mask = 1023;
+	uint32_t *slot = xcalloc(mask + 1, sizeof *slot);
+
+	memset(first, 0xff, n * sizeof *first);
+	for (size_t i = n; i-- > 1;) {
+		next[i] = first[t->node[i].parent];
+		first[t->node[i].parent] = (uint32_t)i;
+	}
+	/* Number the procedures: (name, module, definition file). */
+	for (size_t i = 0; i < n; i++) {
+		const struct ctx_node *c = &t->node[i];
+		proc[i] = CTX_NONE;
+		if (c->kind != CTX_FRAME && c->kind != CTX_INLINED)
+			continue;
+		struct proc_key k = { c->procedure, c->module, c->file };
+		size_t h = mix((uint64_t)k.procedure << 32 ^ k.module ^ (uint64_t)k.file << 16) & mask;
+		while (slot[h]) {
+			struct proc_key *o = &key[slot[h] - 1];
+			if (o->procedure == k.procedure && o->module == k.module && o->file == k.file)
+				break;
+			h = (h + 1) & mask;
+		}
+		if (!slot[h]) {
+			grow_array(&key, &cap, nproc + 1, sizeof *key);
+			key[nproc++] = k;
+			slot[h] = (uint32_t)nproc;
+			if (2 * nproc > mask) {
+				size_t m2 = (mask + 1) * 2;
+				uint32_t *s2 = xcalloc(m2, sizeof *s2);
+				for (size_t q = 0; q < nproc; q++) {
+					size_t j = mix((uint64_t)key[q].procedure << 32 ^ key[q].module ^
+						       (uint64_t)key[q].file << 16) & (m2 - 1);
+					while (s2[j])
+						j = (j + 1) & (m2 - 1);
+					s2[j] = (uint32_t)q + 1;
+				}
+				free(slot);
+				slot = s2;
+				mask = m2 - 1;
+				/* find it again */
+				h = mix((uint64_t)k.procedure << 32 ^ k.module ^ (uint64_t)k.file << 16) & mask;
+				while (slot[h] && !(key[slot[h] - 1].procedure == k.procedure &&
+						    key[slot[h] - 1].module == k.module &&
+						    key[slot[h] - 1].file == k.file))
+					h = (h + 1) & mask;
+			}
+		}
+		proc[i] = slot[h] - 1;
+	}
+	double *incl = xcalloc(nproc * nm + 1, sizeof *incl);
+	double *excl = xcalloc(nproc * nm + 1, sizeof *excl);
+	uint32_t *active = xcalloc(nproc + 1, sizeof *active);
+
+	/* Depth-first: a frame's inclusive value counts only where no frame
+	 * of the same procedure is above it (recursion counted once). */
+	uint32_t *stack = xmalloc((n + 1) * sizeof *stack);
+	size_t sp = 0;
+	stack[sp++] = 0;
+	while (sp) {
+		uint32_t top = stack[sp - 1];
+		if (top & 0x80000000u) {	/* leaving */
+			uint32_t node = top & 0x7fffffffu;
+			sp--;
+			if (proc[node] != CTX_NONE)
+				active[proc[node]]--;
+			continue;
+		}
+		stack[sp - 1] = top | 0x80000000u;
+		uint32_t q = proc[top];
+		if (q != CTX_NONE) {
+			for (size_t m = 0; m < nm; m++) {
+				const struct ctx_stat *s = ctree_stat(t, top, (uint32_t)m);
+				if (active[q] == 0)
+					incl[q * nm + m] += s->incl;
+				excl[q * nm + m] += s->excl;
+			}
+			active[q]++;
+		}
+		for (uint32_t c = first[top]; c != CTX_NONE; c = next[c])
+			stack[sp++] = c;
+	}
+	for (size_t q = 0; q < nproc; q++)
+		for (size_t m = 0; m < nm; m++)
+			if (incl[q * nm + m] != 0 || excl[q * nm + m] != 0)
+				sink(arg, key[q].procedure, key[q].module, key[q].file, (uint32_t)m,
+				     incl[q * nm + m], excl[q * nm + m]);
+	free(stack);
+	free(active);
+	free(incl);
+	free(excl);
+	free(key);
+	free(slot);
+	free(proc);
+	free(first);
+	free(next);
+}

@@ -1,0 +1,112 @@
+/* merge.h - the experiment's calling-context tree.
+ *
+ * Every thread's tree, of every process, merges into one tree of source
+ * contexts: a procedure frame, the call site in it (a line), the frame it
+ * called, and so on down to the statement (a line) where samples landed.
+ * Inlined calls are frames of their own below the call site they were
+ * inlined at.  Two threads' frames merge when they name the same
+ * procedure of the same module at the same place in the tree.
+ *
+ * Values: a statement's exclusive value is what was sampled there; a
+ * frame's (or inlined frame's) exclusive value is its self cost, the sum
+ * of its statements; call sites and roots have none.  Inclusive values
+ * cover everything below.  Each value is kept summed over threads, with
+ * its mean, minimum, maximum and standard deviation over all threads of
+ * the experiment (a thread that never ran a context counts as zero).
+ */
+#ifndef CULPRIT_MERGE_H
+#define CULPRIT_MERGE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct experiment;
+struct exp_thread;
+struct strtab;
+
+#define CTX_NONE 0xffffffffu
+
+enum ctx_kind { CTX_ROOT, CTX_FRAME, CTX_INLINED, CTX_CALLSITE, CTX_STATEMENT, CTX_KINDS };
+extern const char *const ctx_kind_name[CTX_KINDS];
+
+struct ctx_node {
+	uint32_t parent;	/* CTX_NONE for node 0, the experiment's root */
+	uint32_t depth;
+	uint32_t procedure;	/* string ids in the tree's strtab; 0 = none */
+	uint32_t module;
+	uint32_t file;
+	uint32_t line;
+	uint8_t kind;		/* enum ctx_kind */
+};
+
+struct ctx_event {
+	char *name;		/* "cputime", "cycles" */
+	char *unit;		/* unit of its values here: "seconds" or "count" */
+	double scale;		/* raw value * scale = value in unit */
+	uint32_t source;	/* enum mfile_event_source */
+	uint32_t flags;		/* MFILE_EVENT_FREQ */
+	uint64_t period;
+};
+
+struct ctx_metric {
+	uint32_t event;		/* index in the tree's events */
+	char *name;		/* "samples", "work", "idleness", ... */
+	char *unit;
+	double scale;		/* applied to raw column values */
+	double total;		/* over the whole experiment */
+};
+
+/* One context's values for one metric. */
+struct ctx_stat {
+	double incl, excl;		/* sums over threads */
+	double incl_sq, excl_sq;	/* sums of squares */
+	double incl_min, incl_max;	/* over threads that ran the context */
+	double excl_min, excl_max;
+	uint32_t incl_n, excl_n;	/* threads with a nonzero value */
+};
+
+struct ctree {
+	struct strtab *str;
+	struct ctx_node *node;
+	size_t n, cap;
+	uint32_t *slot;			/* hash of node identities */
+	size_t mask;
+	struct ctx_event *event;
+	size_t nevent;
+	struct ctx_metric *metric;
+	size_t nmetric;
+	struct ctx_stat *stat;		/* node i, metric m at i * nmetric + m */
+	size_t nthreads;
+};
+
+/* Called for each (context, metric) a thread has a value at, after the
+ * thread is merged: the thread's own inclusive and exclusive values. */
+typedef void (*ctx_thread_sink)(void *arg, const struct exp_thread *t, uint32_t ctx,
+				uint32_t metric, double incl, double excl);
+
+/* An empty tree with the events and metrics of every thread of E. */
+struct ctree *ctree_new(const struct experiment *e);
+void ctree_free(struct ctree *t);
+
+/* Merges thread T (whose process's modules must be resolvable) into the
+ * tree and reports its values to SINK.  TOTALS (nmetric) gets the thread's
+ * totals.  Threads whose contexts other threads refer to (creators) must
+ * be merged first; ctree_merge_all() orders them so. */
+void ctree_add_thread(struct ctree *t, struct exp_thread *th, ctx_thread_sink sink,
+		      void *arg, double *totals);
+
+/* Asks the symbolizer for every address the experiment's threads hold. */
+void ctree_want_addresses(const struct experiment *e);
+
+/* Called once per procedure and metric: recursion counted once in
+ * inclusive values. */
+typedef void (*ctx_procedure_sink)(void *arg, uint32_t procedure, uint32_t module,
+				   uint32_t file, uint32_t metric, double incl, double excl);
+void ctree_procedures(const struct ctree *t, ctx_procedure_sink sink, void *arg);
+
+static inline struct ctx_stat *ctree_stat(const struct ctree *t, uint32_t node, uint32_t metric)
+{
+	return &t->stat[(size_t)node * t->nmetric + metric];
+}
+
+#endif

@@ -1,0 +1,520 @@
+/* prof.c - `culprit prof`: measurement directories to an SQLite database.
+ *
+ *   1. load every file, in parallel (experiment.c)
+ *   2. name every sampled address, one module per worker (symbolize.c)
+ *   3. merge the threads one by one into the experiment's tree, writing
+ *      each thread's values as it goes (merge.c)
+ *   4. write the tree, its statistics and the procedure totals
+ *
+ * The database is written to a temporary file beside the output and
+ * renamed into place only when complete, so an interrupted run leaves no
+ * half-written database behind. */
+#define _GNU_SOURCE
+#include "config.h"
+#include "database.h"
+#include "experiment.h"
+#include "merge.h"
+#include "mfile_format.h"
+#include "pm.h"
+#include "symbolize.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+int cmd_prof(int argc, char **argv);
+
+static const char prof_usage[] =
+	"usage: culprit prof [-o FILE] [-j N] [--force] [--strict] [-q] DIR...\n"
+	"\n"
+	"Turns the measurement directories of culprit runs into one SQLite database\n"
+	"(default: the first DIR's name with .db added).  Query it with `culprit report`\n"
+	"or any SQLite client; doc/schema.md describes it.\n"
+	"\n"
+	"  -o, --output=FILE   the database to write\n"
+	"  -j, --jobs=N        threads to read and analyse with (default: all cores)\n"
+	"      --force         replace FILE if it exists\n"
+	"      --strict        stop at the first damaged or orphaned measurement file\n"
+	"                      (default: warn and go on without it)\n"
+	"  -q, --quiet         do not print the summary line\n"
+	"  -h, --help          show this help\n";
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static void bind_text(sqlite3_stmt *s, int i, const char *v)
+{
+	if (v)
+		sqlite3_bind_text(s, i, v, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(s, i);
+}
+
+static void bind_real(sqlite3_stmt *s, int i, double v)
+{
+	sqlite3_bind_double(s, i, v);
+}
+
+static double seconds(uint64_t ns)
+{
+	return (double)ns / 1e9;
+}
+
+struct writer {
+	sqlite3 *db;
+	const struct ctree *tree;
+	sqlite3_stmt *ctm;	/* context_thread_metrics */
+	sqlite3_stmt *proc;	/* procedure_metrics */
+};
+
+static void thread_value(void *arg, const struct exp_thread *th, uint32_t ctx, uint32_t metric,
+			 double incl, double excl)
+{
+	struct writer *w = arg;
+	const struct ctx_metric *m = &w->tree->metric[metric];
+	sqlite3_stmt *s = w->ctm;
+	sqlite3_bind_int64(s, 1, (sqlite3_int64)ctx + 1);
+	sqlite3_bind_int64(s, 2, th->id);
+	bind_text(s, 3, w->tree->event[m->event].name);
+	bind_text(s, 4, m->name);
+	bind_real(s, 5, incl);
+	bind_real(s, 6, excl);
+	db_step_reset(w->db, s);
+}
+
+static void procedure_value(void *arg, uint32_t procedure, uint32_t module, uint32_t file,
+			    uint32_t metric, double incl, double excl)
+{
+	struct writer *w = arg;
+	const struct ctree *t = w->tree;
+	const struct ctx_metric *m = &t->metric[metric];
+	sqlite3_stmt *s = w->proc;
+	bind_text(s, 1, strtab_get(t->str, procedure));
+	bind_text(s, 2, strtab_get(t->str, module));
+	bind_text(s, 3, strtab_get(t->str, file));
+	bind_text(s, 4, t->event[m->event].name);
+	bind_text(s, 5, m->name);
+	bind_real(s, 6, incl);
+	bind_real(s, 7, excl);
+	db_step_reset(w->db, s);
+}
+
+static void write_identity(sqlite3 *db, const struct experiment *e)
+{
+	sqlite3_stmt *s = db_prepare(db,
+		"INSERT INTO processes (id, pid, ppid, generation, mpi_rank, host, executable, "
+		"command, cwd, start_time, end_time, end_reason, end_status, experiment, "
+		"measurement_file) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+	for (size_t i = 0; i < e->nproc; i++) {
+		const struct exp_process *ep = e->proc[i];
+		const struct mfile_process *p = ep->p;
+		size_t len = 0;
+		for (uint32_t a = 0; a < p->argc; a++)
+			len += strlen(p->argv[a]) + 1;
+		char *cmd = xcalloc(len + 1, 1);
+		for (uint32_t a = 0; a < p->argc; a++) {
+			if (a)
+				strcat(cmd, " ");
+			strcat(cmd, p->argv[a]);
+		}
+		sqlite3_bind_int64(s, 1, ep->id);
+		sqlite3_bind_int64(s, 2, p->pid);
+		sqlite3_bind_int64(s, 3, p->ppid);
+		sqlite3_bind_int64(s, 4, p->generation);
+		if (p->mpi_rank >= 0)
+			sqlite3_bind_int64(s, 5, p->mpi_rank);
+		else
+			sqlite3_bind_null(s, 5);
+		bind_text(s, 6, p->host);
+		bind_text(s, 7, p->exe);
+		bind_text(s, 8, cmd);
+		bind_text(s, 9, p->cwd);
+		bind_real(s, 10, seconds(p->start_realtime_ns));
+		bind_real(s, 11, seconds(p->end_realtime_ns));
+		bind_text(s, 12, mfile_end_reason_name(p->end_reason));
+		if (p->end_status >= 0)
+			sqlite3_bind_int64(s, 13, p->end_status);
+		else
+			sqlite3_bind_null(s, 13);
+		bind_text(s, 14, p->experiment);
+		bind_text(s, 15, ep->path);
+		db_step_reset(db, s);
+		free(cmd);
+	}
+	sqlite3_finalize(s);
+
+	s = db_prepare(db, "INSERT INTO threads (id, process_id, pid, tid, seq, mpi_rank, name, "
+			   "start_time, end_time, end_reason, measurement_file) "
+			   "VALUES (?,?,?,?,?,?,?,?,?,?,?)");
+	sqlite3_stmt *c = db_prepare(db, "INSERT INTO thread_counters VALUES (?,?,?)");
+	for (size_t i = 0; i < e->nthread; i++) {
+		const struct exp_thread *t = e->thread[i];
+		const struct mfile_process *p = t->proc->p;
+		sqlite3_bind_int64(s, 1, t->id);
+		sqlite3_bind_int64(s, 2, t->proc->id);
+		sqlite3_bind_int64(s, 3, p->pid);
+		sqlite3_bind_int64(s, 4, t->tid);
+		sqlite3_bind_int64(s, 5, t->seq);
+		if (p->mpi_rank >= 0)
+			sqlite3_bind_int64(s, 6, p->mpi_rank);
+		else
+			sqlite3_bind_null(s, 6);
+		bind_text(s, 7, t->name);
+		bind_real(s, 8, seconds(t->start_ns));
+		bind_real(s, 9, seconds(t->end_ns));
+		bind_text(s, 10, mfile_end_reason_name(t->end_reason));
+		bind_text(s, 11, t->path);
+		db_step_reset(db, s);
+		for (uint32_t k = 0; k < t->t->ncounters; k++) {
+			sqlite3_bind_int64(c, 1, t->id);
+			bind_text(c, 2, t->t->counters[k].name);
+			sqlite3_bind_int64(c, 3, (sqlite3_int64)t->t->counters[k].value);
+			db_step_reset(db, c);
+		}
+	}
+	sqlite3_finalize(s);
+	sqlite3_finalize(c);
+}
+
+static const char *event_description(const char *name)
+{
+	if (strcmp(name, "cputime") == 0)
+		return "CPU time of each thread";
+	if (strcmp(name, "realtime") == 0)
+		return "wall-clock time of each thread, blocked or not";
+	return "a perf_event counter (libpfm4 name)";
+}
+
+static const char *metric_description(const char *name)
+{
+	if (strcmp(name, "samples") == 0)
+		return "samples recorded";
+	if (strcmp(name, "work") == 0)
+		return "the event's measured value in working threads";
+	if (strcmp(name, "idleness") == 0)
+		return "work times idle workers over working workers: idleness blamed on the code "
+		       "that ran while other workers idled";
+	return "";
+}
+
+static void write_events(sqlite3 *db, const struct ctree *t)
+{
+	sqlite3_stmt *s = db_prepare(db, "INSERT INTO events VALUES (?,?,?,?,?,?)");
+	for (size_t i = 0; i < t->nevent; i++) {
+		const struct ctx_event *ev = &t->event[i];
+		bind_text(s, 1, ev->name);
+		bind_text(s, 2, ev->unit);
+		bind_text(s, 3, mfile_source_name(ev->source));
+		if (ev->flags & MFILE_EVENT_FREQ) {
+			sqlite3_bind_null(s, 4);
+			bind_real(s, 5, (double)ev->period);
+		} else {
+			bind_real(s, 4, (double)ev->period * ev->scale);
+			if (ev->scale != 1)
+				bind_real(s, 5, 1.0 / ((double)ev->period * ev->scale));
+			else
+				sqlite3_bind_null(s, 5);
+		}
+		bind_text(s, 6, event_description(ev->name));
+		db_step_reset(db, s);
+	}
+	sqlite3_finalize(s);
+	s = db_prepare(db, "INSERT INTO metrics VALUES (?,?,?,?,?)");
+	for (size_t i = 0; i < t->nmetric; i++) {
+		const struct ctx_metric *m = &t->metric[i];
+		bind_text(s, 1, t->event[m->event].name);
+		bind_text(s, 2, m->name);
+		bind_text(s, 3, m->unit);
+		bind_text(s, 4, metric_description(m->name));
+		bind_real(s, 5, m->total);
+		db_step_reset(db, s);
+	}
+	sqlite3_finalize(s);
+}
+
+static void write_tree(sqlite3 *db, const struct ctree *t)
+{
+	sqlite3_stmt *c = db_prepare(db, "INSERT INTO contexts VALUES (?,?,?,?,?,?,?,?)");
+	sqlite3_stmt *m = db_prepare(db, "INSERT INTO context_metrics VALUES "
+					 "(?,?,?,?,?,?,?,?,?,?,?,?,?)");
+	double n = t->nthreads ? (double)t->nthreads : 1;
+
+	for (size_t i = 0; i < t->n; i++) {
+		const struct ctx_node *node = &t->node[i];
+		sqlite3_bind_int64(c, 1, (sqlite3_int64)i + 1);
+		if (node->parent == CTX_NONE)
+			sqlite3_bind_null(c, 2);
+		else
+			sqlite3_bind_int64(c, 2, (sqlite3_int64)node->parent + 1);
+		sqlite3_bind_int64(c, 3, node->depth);
+		bind_text(c, 4, ctx_kind_name[node->kind]);
+		bind_text(c, 5, strtab_get(t->str, node->procedure));
+		bind_text(c, 6, strtab_get(t->str, node->module));
+		bind_text(c, 7, strtab_get(t->str, node->file));
+		if (node->line)
+			sqlite3_bind_int64(c, 8, node->line);
+		else
+			sqlite3_bind_null(c, 8);
+		db_step_reset(db, c);
+
+		for (size_t k = 0; k < t->nmetric; k++) {
+			const struct ctx_stat *s = ctree_stat(t, (uint32_t)i, (uint32_t)k);
+			if (s->incl == 0 && s->excl == 0)
+				continue;
+			double im = s->incl / n, em = s->excl / n;
+			double iv = s->incl_sq / n - im * im, ev = s->excl_sq / n - em * em;
+			sqlite3_bind_int64(m, 1, (sqlite3_int64)i + 1);
+			bind_text(m, 2, t->event[t->metric[k].event].name);
+			bind_text(m, 3, t->metric[k].name);
+			bind_real(m, 4, s->incl);
+			bind_real(m, 5, s->excl);
+			bind_real(m, 6, im);
+			bind_real(m, 7, s->incl_n < t->nthreads ? 0 : s->incl_min);
+			bind_real(m, 8, s->incl_max);
+			bind_real(m, 9, sqrt(iv > 0 ? iv : 0));
+			bind_real(m, 10, em);
+			bind_real(m, 11, s->excl_n < t->nthreads ? 0 : s->excl_min);
+			bind_real(m, 12, s->excl_max);
+			bind_real(m, 13, sqrt(ev > 0 ? ev : 0));
+			db_step_reset(db, m);
+		}
+	}
+	sqlite3_finalize(c);
+	sqlite3_finalize(m);
+}
+
+static void write_modules(sqlite3 *db, struct symbolizer *sym)
+{
+	sqlite3_stmt *s = db_prepare(db, "INSERT INTO modules VALUES (?,?,?,?,?)");
+	for (size_t i = 0; i < symbolizer_count(sym); i++) {
+		struct sym_module *m = symbolizer_at(sym, i);
+		sqlite3_bind_int64(s, 1, (sqlite3_int64)i + 1);
+		bind_text(s, 2, sym_module_path(m));
+		char id[129];
+		sym_module_build_id(m, id);
+		bind_text(s, 3, id[0] ? id : NULL);
+		sqlite3_bind_int64(s, 4, sym_module_has_lines(m));
+		bind_text(s, 5, sym_module_used(m) ? sym_module_problem(m) : NULL);
+		db_step_reset(db, s);
+	}
+	sqlite3_finalize(s);
+}
+
+static void write_info(sqlite3 *db, char *const *dirs, int ndirs)
+{
+	sqlite3_stmt *s = db_prepare(db, "INSERT INTO culprit_info VALUES (?,?)");
+	char when[64];
+	time_t t = time(NULL);
+	struct tm tm;
+	strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%S%z", localtime_r(&t, &tm));
+	size_t len = 0;
+	for (int d = 0; d < ndirs; d++)
+		len += strlen(dirs[d]) + 1;
+	char *all = xcalloc(len + 1, 1);
+	for (int d = 0; d < ndirs; d++) {
+		if (d)
+			strcat(all, " ");
+		strcat(all, dirs[d]);
+	}
+	const char *kv[][2] = {
+		{ "format", "culprit" },
+		{ "culprit_version", PACKAGE_VERSION },
+		{ "created", when },
+		{ "measurements", all },
+	};
+	for (size_t i = 0; i < sizeof kv / sizeof kv[0]; i++) {
+		bind_text(s, 1, kv[i][0]);
+		bind_text(s, 2, kv[i][1]);
+		db_step_reset(db, s);
+	}
+	char v[16];
+	snprintf(v, sizeof v, "%d", DB_SCHEMA_VERSION);
+	bind_text(s, 1, "schema_version");
+	bind_text(s, 2, v);
+	db_step_reset(db, s);
+	sqlite3_finalize(s);
+	free(all);
+}
+
+static void resolve_module(void *arg, size_t i)
+{
+	sym_resolve_wanted(symbolizer_at(arg, i));
+}
+
+static int by_process_seq(const void *a, const void *b)
+{
+	const struct exp_thread *x = *(struct exp_thread *const *)a;
+	const struct exp_thread *y = *(struct exp_thread *const *)b;
+	if (x->proc->id != y->proc->id)
+		return x->proc->id < y->proc->id ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* DIR, without trailing slashes, plus ".db". */
+static char *default_output(const char *dir)
+{
+	char *base = xstrdup(dir);
+	size_t n = strlen(base);
+	while (n > 1 && base[n - 1] == '/')
+		base[--n] = 0;
+	char *out = xasprintf("%s.db", base);
+	free(base);
+	return out;
+}
+
+int cmd_prof(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "jobs", required_argument, NULL, 'j' },
+		{ "force", no_argument, NULL, 'F' },
+		{ "strict", no_argument, NULL, 'S' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *output = NULL;
+	int jobs = cpu_count(), force = 0, strict = 0, quiet = 0, c;
+	char *end;
+
+	argv[0] = "culprit prof";
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "o:j:qh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'o': output = optarg; break;
+		case 'j':
+			jobs = (int)strtol(optarg, &end, 10);
+			if (*end || jobs < 1 || jobs > 1024) {
+				fprintf(stderr, "culprit prof: -j needs a number of threads from 1 to 1024\n");
+				return 2;
+			}
+			break;
+		case 'F': force = 1; break;
+		case 'S': strict = 1; break;
+		case 'q': quiet = 1; break;
+		case 'h': fputs(prof_usage, stdout); return 0;
+		default: fputs(prof_usage, stderr); return 2;
+		}
+	}
+	if (optind >= argc) {
+		fprintf(stderr, "culprit prof: no measurement directory given (see culprit prof --help)\n");
+		return 2;
+	}
+	char *const *dirs = argv + optind;
+	int ndirs = argc - optind;
+	char *out = output ? xstrdup(output) : default_output(dirs[0]);
+	struct stat st;
+	if (!force && lstat(out, &st) == 0) {
+		fprintf(stderr, "culprit: %s already exists; use --force to replace it, or -o to "
+			"write another file\n", out);
+		free(out);
+		return 1;
+	}
+
+	double t0 = now();
+	struct experiment e;
+	if (experiment_load(&e, dirs, ndirs, jobs, strict) < 0) {
+		free(out);
+		return 1;
+	}
+
+	/* Name every sampled address, each module in one worker. */
+	struct symbolizer *sym = symbolizer_new();
+	experiment_modules(&e, sym);
+	ctree_want_addresses(&e);
+	progress_start("naming addresses");
+	progress_update("%zu modules", symbolizer_count(sym));
+	parallel_for(jobs, symbolizer_count(sym), resolve_module, sym);
+	progress_end();
+	for (size_t i = 0; i < symbolizer_count(sym); i++) {
+		struct sym_module *m = symbolizer_at(sym, i);
+		const char *why = sym_module_used(m) ? sym_module_problem(m) : NULL;
+		if (why)
+			fprintf(stderr, "culprit: warning: %s\n", why);
+	}
+
+	char *tmp = xasprintf("%s.tmp-%d", out, (int)getpid());
+	char err[600];
+	sqlite3 *db = db_create(tmp, err, sizeof err);
+	if (!db) {
+		fprintf(stderr, "culprit: %s\n", err);
+		symbolizer_free(sym);
+		experiment_free(&e);
+		free(tmp);
+		free(out);
+		return 1;
+	}
+	db_exec(db, "BEGIN");
+	write_info(db, dirs, ndirs);
+	write_identity(db, &e);
+
+	struct ctree *tree = ctree_new(&e);
+	struct writer w = { db, tree, NULL, NULL };
+	w.ctm = db_prepare(db, "INSERT INTO context_thread_metrics VALUES (?,?,?,?,?,?)");
+	sqlite3_stmt *tm = db_prepare(db, "INSERT INTO thread_metrics VALUES (?,?,?,?)");
+	double *totals = xcalloc(tree->nmetric + 1, sizeof *totals);
+	struct exp_thread **order = xmalloc(e.nthread * sizeof *order);
+	memcpy(order, e.thread, e.nthread * sizeof *order);
+	qsort(order, e.nthread, sizeof *order, by_process_seq);
+	progress_start("merging");
+	for (size_t i = 0; i < e.nthread; i++) {
+		progress_update("thread %zu of %zu", i + 1, e.nthread);
+		ctree_add_thread(tree, order[i], thread_value, &w, totals);
+		for (size_t m = 0; m < tree->nmetric; m++) {
+			sqlite3_bind_int64(tm, 1, order[i]->id);
+			bind_text(tm, 2, tree->event[tree->metric[m].event].name);
+			bind_text(tm, 3, tree->metric[m].name);
+			bind_real(tm, 4, totals[m]);
+			db_step_reset(db, tm);
+		}
+		exp_thread_release(order[i]);
+	}
+	progress_end();
+	free(order);
+	free(totals);
+	sqlite3_finalize(tm);
+	sqlite3_finalize(w.ctm);
+
+	progress_start("writing");
+	progress_update("%zu contexts", tree->n);
+	write_events(db, tree);
+	write_tree(db, tree);
+	w.proc = db_prepare(db, "INSERT INTO procedure_metrics VALUES (?,?,?,?,?,?,?)");
+	ctree_procedures(tree, procedure_value, &w);
+	sqlite3_finalize(w.proc);
+	write_modules(db, sym);
+	db_exec(db, "COMMIT");
+	db_exec(db, "ANALYZE");
+	progress_end();
+	if (sqlite3_close(db) != SQLITE_OK) {
+		fprintf(stderr, "culprit: cannot finish %s\n", tmp);
+		unlink(tmp);
+		return 1;
+	}
+	if (rename(tmp, out) != 0) {
+		fprintf(stderr, "culprit: cannot write %s: %s\n", out, strerror(errno));
+		unlink(tmp);
+		return 1;
+	}
+	if (!quiet)
+		fprintf(stderr, "culprit: wrote %s: %zu process%s, %zu thread%s, %zu contexts "
+			"(%.2f s)%s\n", out, e.nproc, e.nproc == 1 ? "" : "es", e.nthread,
+			e.nthread == 1 ? "" : "s", tree->n, now() - t0,
+			e.files_skipped ? "; some files were skipped, see above" : "");
+	ctree_free(tree);
+	symbolizer_free(sym);
+	experiment_free(&e);
+	free(tmp);
+	free(out);
+	return 0;
+}

@@ -1,0 +1,453 @@
+/* symbolize.c - addresses to functions, inlined calls and lines.
+ *
+ * Each module gets its own libdwfl session, reported at base 0 so that its
+ * addresses are its own ELF virtual addresses: the form the collector
+ * records.  Separate debug information is found by build-id (where
+ * Debian's -dbgsym packages install it) or by .gnu_debuglink.
+ *
+ * For an address with DWARF, dwarf_getscopes() finds the innermost scope;
+ * dwarf_getscopes_die() then walks the physical nesting outwards, which
+ * gives the real function and every inlined call instance inside it (each
+ * with the line it was called from).  Without DWARF the symbol table names
+ * the function; without that, "module+0xoffset" stands in.
+ */
+#define _GNU_SOURCE
+#include "symbolize.h"
+#include "pm.h"
+
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* libstdc++'s demangler (C++ names in DWARF and symbol tables). */
+char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
+
+#define MAX_INLINE 64
+
+struct sym_module {
+	char *path;
+	char *display;			/* base name, for module+offset */
+	unsigned char build_id[64];
+	uint32_t build_id_len;
+	int opened;
+	char *problem;
+	int has_lines;
+	int used;
+	Dwfl *dwfl;
+	Dwfl_Module *mod;
+	struct strtab *strings;		/* names and files of the results */
+	/* cache: open addressing, address -> result */
+	uint64_t *key;
+	struct sym_result **val;
+	size_t mask, count;
+	/* addresses to resolve in bulk */
+	uint64_t *want;
+	size_t nwant, capwant;
+};
+
+struct symbolizer {
+	struct sym_module **mod;
+	size_t count, cap;
+};
+
+static char *debuginfo_path;
+static const Dwfl_Callbacks callbacks = {
+	.find_elf = dwfl_build_id_find_elf,
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.section_address = dwfl_offline_section_address,
+	.debuginfo_path = &debuginfo_path,
+};
+
+struct symbolizer *symbolizer_new(void)
+{
+	return xcalloc(1, sizeof(struct symbolizer));
+}
+
+static void module_free(struct sym_module *m)
+{
+	if (m->dwfl)
+		dwfl_end(m->dwfl);
+	for (size_t i = 0; i <= m->mask && m->val; i++)
+		free(m->val[i]);
+	free(m->key);
+	free(m->val);
+	free(m->want);
+	strtab_free(m->strings);
+	free(m->path);
+	free(m->display);
+	free(m->problem);
+	free(m);
+}
+
+void symbolizer_free(struct symbolizer *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->count; i++)
+		module_free(s->mod[i]);
+	free(s->mod);
+	free(s);
+}
+
+struct sym_module *symbolizer_module(struct symbolizer *s, const char *path,
+				     const unsigned char *build_id, uint32_t build_id_len,
+				     const char *display)
+{
+	if (build_id_len > sizeof ((struct sym_module *)0)->build_id)
+		build_id_len = 0;
+	for (size_t i = 0; i < s->count; i++) {
+		struct sym_module *m = s->mod[i];
+		if (strcmp(m->path, path) == 0 && m->build_id_len == build_id_len &&
+		    memcmp(m->build_id, build_id, build_id_len) == 0)
+			return m;
+	}
+	struct sym_module *m = xcalloc(1, sizeof *m);
+	m->path = xstrdup(path);
+	if (!display) {
+		const char *slash = strrchr(path, '/');
+		display = slash ? slash + 1 : path;
+	}
+	m->display = xstrdup(display);
+	memcpy(m->build_id, build_id, build_id_len);
+	m->build_id_len = build_id_len;
+	m->strings = strtab_new();
+	m->mask = 255;
+	m->key = xcalloc(m->mask + 1, sizeof *m->key);
+	m->val = xcalloc(m->mask + 1, sizeof *m->val);
+	grow_array(&s->mod, &s->cap, s->count + 1, sizeof *s->mod);
+	s->mod[s->count++] = m;
+	return m;
+}
+
+size_t symbolizer_count(const struct symbolizer *s)
+{
+	return s->count;
+}
+
+struct sym_module *symbolizer_at(const struct symbolizer *s, size_t i)
+{
+	return s->mod[i];
+}
+
+const char *sym_module_path(const struct sym_module *m)
+{
+	return m->path;
+}
+
+int sym_module_has_lines(const struct sym_module *m)
+{
+	return m->has_lines;
+}
+
+int sym_module_used(const struct sym_module *m)
+{
+	return m->used;
+}
+
+static void hex(char *out, const unsigned char *b, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		sprintf(out + 2 * i, "%02x", b[i]);
+	out[2 * n] = 0;
+}
+
+void sym_module_build_id(const struct sym_module *m, char *out)
+{
+	hex(out, m->build_id, m->build_id_len);
+}
+
+static void open_module(struct sym_module *m)
+{
+	if (m->opened)
+		return;
+	m->opened = 1;
+	m->dwfl = dwfl_begin(&callbacks);
+	if (!m->dwfl) {
+		m->problem = xasprintf("%s: %s", m->path, dwfl_errmsg(-1));
+		return;
+	}
+	m->mod = dwfl_report_elf(m->dwfl, m->display, m->path, -1, 0, false);
+	dwfl_report_end(m->dwfl, NULL, NULL);
+	if (!m->mod) {
+		m->problem = xasprintf("cannot read %s (%s); its addresses are shown as "
+				       "%s+offset", m->path, dwfl_errmsg(-1), m->display);
+		return;
+	}
+	const unsigned char *id;
+	GElf_Addr vaddr;
+	int len = dwfl_module_build_id(m->mod, &id, &vaddr);
+	if (m->build_id_len && (len != (int)m->build_id_len ||
+				memcmp(id, m->build_id, m->build_id_len) != 0)) {
+		char want[129];
+		hex(want, m->build_id, m->build_id_len);
+		m->problem = xasprintf("%s has changed since the run (its build-id is not %s); "
+				       "its addresses are shown as %s+offset",
+				       m->path, want, m->display);
+		dwfl_end(m->dwfl);
+		m->dwfl = NULL;
+		m->mod = NULL;
+	}
+}
+
+const char *sym_module_problem(struct sym_module *m)
+{
+	open_module(m);
+	return m->problem;
+}
+
+/* A function's name: its demangled linkage name when it has one, else its
+ * plain name, following abstract origins and specifications. */
+static const char *die_name(Dwarf_Die *die, char **to_free)
+{
+	Dwarf_Attribute attr;
+	const char *name = NULL;
+
+	*to_free = NULL;
+	if (dwarf_attr_integrate(die, DW_AT_linkage_name, &attr) ||
+	    dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &attr)) {
+		name = dwarf_formstring(&attr);
+		int status;
+		if (name && name[0] == '_' && name[1] == 'Z') {
+			char *d = __cxa_demangle(name, NULL, NULL, &status);
+			if (d) {
+				*to_free = d;
+				return d;
+			}
+		}
+	}
+	if (dwarf_attr_integrate(die, DW_AT_name, &attr)) {
+		const char *plain = dwarf_formstring(&attr);
+		if (plain)
+			return plain;
+	}
+	return name;
+}
+
+/* A symbol table name, demangled and without its version (@@GLIBC_2.34). */
+static char *symbol_name(const char *raw)
+{
+	char *name = xstrdup(raw);
+	char *at = strchr(name, '@');
+	if (at && at != name)
+		*at = 0;
+	if (name[0] == '_' && name[1] == 'Z') {
+		int status;
+		char *d = __cxa_demangle(name, NULL, NULL, &status);
+		if (d) {
+			free(name);
+			return d;
+		}
+	}
+	return name;
+}
+
+/* FILE made absolute against DIR (the compilation directory) and cleaned
+ * of "." and ".." lexically, interned in M.  Source paths in DWARF are
+ * often relative to where the compiler ran. */
+static const char *source_path(struct sym_module *m, const char *dir, const char *file)
+{
+	if (!file)
+		return NULL;
+	char *joined = file[0] == '/' || !dir ? xstrdup(file) : xasprintf("%s/%s", dir, file);
+	char *out = xmalloc(strlen(joined) + 2);
+	size_t n = 0;
+	int absolute = joined[0] == '/';
+	for (char *save = NULL, *part = strtok_r(joined, "/", &save); part;
+	     part = strtok_r(NULL, "/", &save)) {
+		if (strcmp(part, ".") == 0)
+			continue;
+		if (strcmp(part, "..") == 0 && n > 0 &&
+		    !(n >= 2 && strcmp(out + n - 2, "..") == 0 && (n == 2 || out[n - 3] == '/'))) {
+			while (n > 0 && out[n - 1] != '/')
+				n--;
+			if (n > 0)
+				n--;	/* the slash */
+			continue;
+		}
+		if (n > 0 || absolute)
+			out[n++] = '/';
+		size_t k = strlen(part);
+		memcpy(out + n, part, k);
+		n += k;
+	}
+	if (n == 0)
+		out[n++] = absolute ? '/' : '.';
+	out[n] = 0;
+	const char *r = strtab_get(m->strings, strtab_intern(m->strings, out));
+	free(out);
+	free(joined);
+	return r;
+}
+
+/* The compilation directory of the unit DIE belongs to. */
+static const char *comp_dir(Dwarf_Die *die)
+{
+	Dwarf_Die cu;
+	Dwarf_Attribute attr;
+	if (!dwarf_diecu(die, &cu, NULL, NULL) || !dwarf_attr(&cu, DW_AT_comp_dir, &attr))
+		return NULL;
+	return dwarf_formstring(&attr);
+}
+
+static const char *call_file(Dwarf_Die *die, Dwarf_Word index)
+{
+	Dwarf_Die cu;
+	Dwarf_Files *files;
+	size_t nfiles;
+	if (!dwarf_diecu(die, &cu, NULL, NULL) || dwarf_getsrcfiles(&cu, &files, &nfiles) != 0 ||
+	    index >= nfiles)
+		return NULL;
+	return dwarf_filesrc(files, index, NULL, NULL);
+}
+
+static struct sym_result *resolve(struct sym_module *m, uint64_t addr)
+{
+	struct sym_frame fr[MAX_INLINE];
+	char *owned[MAX_INLINE];
+	unsigned n = 0;
+
+	open_module(m);
+	if (m->mod) {
+		Dwarf_Addr bias = 0;
+		Dwarf_Die *cu = dwfl_module_addrdie(m->mod, addr, &bias);
+		Dwarf_Die *scopes = NULL;
+		int ns = cu ? dwarf_getscopes(cu, addr - bias, &scopes) : 0;
+		if (ns > 0) {
+			Dwarf_Die inner = scopes[0];
+			free(scopes);
+			scopes = NULL;
+			ns = dwarf_getscopes_die(&inner, &scopes);
+		}
+		/* Outermost function first, then the calls inlined into it. */
+		for (int i = ns - 1; i >= 0 && n < MAX_INLINE; i--) {
+			Dwarf_Die *die = &scopes[i];
+			int tag = dwarf_tag(die);
+			if (tag != DW_TAG_subprogram && tag != DW_TAG_inlined_subroutine)
+				continue;
+			if (tag == DW_TAG_subprogram && n > 0)
+				n = 0;	/* a nested function: start from it */
+			const char *name = die_name(die, &owned[n]);
+			struct sym_frame *f = &fr[n];
+			memset(f, 0, sizeof *f);
+			f->procedure = strtab_get(m->strings, strtab_intern(m->strings, name ? name : "?"));
+			free(owned[n]);
+			const char *cdir = comp_dir(die);
+			f->decl_file = source_path(m, cdir, dwarf_decl_file(die));
+			int dl = 0;
+			if (dwarf_decl_line(die, &dl) == 0 && dl > 0)
+				f->decl_line = (unsigned)dl;
+			f->inlined = tag == DW_TAG_inlined_subroutine;
+			if (f->inlined && n > 0) {
+				Dwarf_Attribute attr;
+				Dwarf_Word file = 0, line = 0;
+				if (dwarf_attr(die, DW_AT_call_file, &attr))
+					dwarf_formudata(&attr, &file);
+				if (dwarf_attr(die, DW_AT_call_line, &attr))
+					dwarf_formudata(&attr, &line);
+				fr[n - 1].file = source_path(m, cdir, call_file(die, file));
+				fr[n - 1].line = (unsigned)line;
+			}
+			n++;
+		}
+		free(scopes);
+		if (n > 0) {
+			Dwfl_Line *line = dwfl_module_getsrc(m->mod, addr);
+			int lineno = 0;
+			const char *file = line ? dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL)
+						: NULL;
+			if (file && lineno > 0) {
+				fr[n - 1].file = source_path(m, dwfl_line_comp_dir(line), file);
+				fr[n - 1].line = (unsigned)lineno;
+				m->has_lines = 1;
+			}
+		}
+		if (n == 0) {
+			GElf_Off off;
+			GElf_Sym sym;
+			const char *raw = dwfl_module_addrinfo(m->mod, addr, &off, &sym, NULL, NULL, NULL);
+			if (raw) {
+				char *name = symbol_name(raw);
+				memset(&fr[0], 0, sizeof fr[0]);
+				fr[0].procedure = strtab_get(m->strings, strtab_intern(m->strings, name));
+				free(name);
+				n = 1;
+			}
+		}
+	}
+	if (n == 0) {
+		char name[300];
+		snprintf(name, sizeof name, "%s+%#llx", m->display, (unsigned long long)addr);
+		memset(&fr[0], 0, sizeof fr[0]);
+		fr[0].procedure = strtab_get(m->strings, strtab_intern(m->strings, name));
+		n = 1;
+	}
+	struct sym_result *r = xmalloc(sizeof *r + n * sizeof r->frame[0]);
+	r->nframes = n;
+	r->interned = 0;
+	memcpy(r->frame, fr, n * sizeof fr[0]);
+	return r;
+}
+
+static uint64_t addr_hash(uint64_t a)
+{
+	a ^= a >> 33;
+	a *= 0xff51afd7ed558ccdull;
+	a ^= a >> 33;
+	return a;
+}
+
+static void cache_grow(struct sym_module *m)
+{
+	size_t n = 2 * (m->mask + 1);
+	uint64_t *key = xcalloc(n, sizeof *key);
+	struct sym_result **val = xcalloc(n, sizeof *val);
+	for (size_t i = 0; i <= m->mask; i++) {
+		if (!m->val[i])
+			continue;
+		size_t j = addr_hash(m->key[i]) & (n - 1);
+		while (val[j])
+			j = (j + 1) & (n - 1);
+		key[j] = m->key[i];
+		val[j] = m->val[i];
+	}
+	free(m->key);
+	free(m->val);
+	m->key = key;
+	m->val = val;
+	m->mask = n - 1;
+}
+
+struct sym_result *sym_resolve(struct sym_module *m, uint64_t addr)
+{
+	size_t i = addr_hash(addr) & m->mask;
+	while (m->val[i]) {
+		if (m->key[i] == addr)
+			return m->val[i];
+		i = (i + 1) & m->mask;
+	}
+	struct sym_result *r = resolve(m, addr);
+	m->used = 1;
+	m->key[i] = addr;
+	m->val[i] = r;
+	if (2 * ++m->count > m->mask)
+		cache_grow(m);
+	return r;
+}
+
+void sym_want(struct sym_module *m, uint64_t addr)
+{
+	grow_array(&m->want, &m->capwant, m->nwant + 1, sizeof *m->want);
+	m->want[m->nwant++] = addr;
+}
+
+void sym_resolve_wanted(struct sym_module *m)
+{
+	for (size_t i = 0; i < m->nwant; i++)
+		sym_resolve(m, m->want[i]);
+	free(m->want);
+	m->want = NULL;
+	m->nwant = m->capwant = 0;
+}
