@@ -217,6 +217,7 @@ struct culprit_thread {
 	uint32_t end_reason;
 	uint64_t start_realtime_ns, end_realtime_ns;
 	uint32_t creator_seq, creator_node;	/* for plugins; MFILE_NONE */
+	char name[16];			/* its name, taken as it ended; "" until then */
 	uintptr_t root_ip;		/* outermost frame of a complete unwind */
 	struct cct cct;
 	struct sample_source src[EVENT_MAX];

@@ -18,6 +18,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
+#include <sys/prctl.h>
 #include <string.h>
 
 static __thread struct culprit_thread *self __attribute__((tls_model("initial-exec")));
@@ -226,6 +227,9 @@ void culprit_thread_end(uint32_t reason)
 
 	if (!t)
 		return;
+	/* Our name now: once we are gone, /proc no longer has it for
+	 * whoever writes our file. */
+	prctl(PR_GET_NAME, t->name, 0, 0, 0);
 	plugins_thread_end();
 	workers_thread_end(t);
 	if (culprit_thread_claim(t)) {

@@ -111,6 +111,8 @@ int writer_thread_file(struct culprit_thread *t)
 	}
 
 	thread_name(t->tid, name, sizeof name);
+	if (!name[0] && t->name[0])
+		culprit_format(name, sizeof name, "%s", t->name);
 	mfile_section_begin(&w, MFILE_TAG_THRD);
 	mfile_put_u64(&w, culprit_process.nonce);
 	mfile_put_u32(&w, (uint32_t)culprit_process.pid);

@@ -2,6 +2,7 @@
  *
  *   culprit run     collect measurements (run.c, with the collector)
  *   culprit prof    measurements to a database (postmortem/prof.c)
+ *   culprit report  a database as text or CSV (postmortem/report.c)
  *   culprit dump    print a measurement file (dump.c)
  *
  * Exit status 0 on success, 1 on failure, 2 on a usage error; `culprit
@@ -22,6 +23,7 @@ static const char usage[] =
 	"Commands:\n"
 	"  run     run a program and record measurements    culprit run ./app args\n"
 	"  prof    measurements to an SQLite database        culprit prof DIR\n"
+	"  report  print a database's profile                culprit report app.db\n"
 	"  dump    print one measurement file                culprit dump DIR/FILE\n"
 	"\n"
 	"`culprit COMMAND --help` describes each command; see also culprit(1).\n";
@@ -53,6 +55,7 @@ static const struct command {
 	{ "run", cmd_run },
 	{ "dump", cmd_dump },
 	{ "prof", cmd_prof },
+	{ "report", cmd_report },
 };
 
 int main(int argc, char **argv)

@@ -13,6 +13,7 @@ enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2 };
 int cmd_run(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
 int cmd_prof(int argc, char **argv);
+int cmd_report(int argc, char **argv);
 
 /* Prints "culprit: <message>" to stderr. */
 void die_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

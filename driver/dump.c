@@ -196,8 +196,8 @@ static const char *module_base(const struct namer *nm, uint32_t id)
 	return slash ? slash + 1 : m->path;
 }
 
-/* The function name of node N (the innermost, if calls were inlined
- * there), or NULL. */
+/* The name of the function containing node N's address (the real one:
+ * calls inlined into it are the postmortem's business), or NULL. */
 static const char *node_function(const struct namer *nm, const struct mfile_node *n)
 {
 	size_t i;
@@ -206,7 +206,7 @@ static const char *node_function(const struct namer *nm, const struct mfile_node
 	/* A return address points after its call; look up the call itself. */
 	uint64_t at = (n->flags & MFILE_NODE_EXACT) || n->key == 0 ? n->key : n->key - 1;
 	const struct sym_result *r = sym_resolve(nm->module[i], at);
-	const char *name = r->frame[r->nframes - 1].procedure;
+	const char *name = r->frame[0].procedure;
 	/* "module+0x..." stands for no name at all. */
 	return strchr(name, '+') && strstr(name, "+0x") ? NULL : name;
 }

@@ -249,7 +249,10 @@ int events_resolve(const char *spec, struct event_spec *out, char *err, size_t e
 	memset(out, 0, sizeof *out);
 	snprintf(out->name, sizeof out->name, "%s", name);
 	lower(out->name);
-	strcpy(out->unit, "count");
+	/* The kernel's clock events count nanoseconds. */
+	int clock = type == PERF_TYPE_SOFTWARE &&
+		    (c0 == PERF_COUNT_SW_TASK_CLOCK || c0 == PERF_COUNT_SW_CPU_CLOCK);
+	strcpy(out->unit, clock ? "ns" : "count");
 	out->source = MFILE_SRC_PERF;
 	out->flags = freq ? MFILE_EVENT_FREQ : 0;
 	out->period = v;

@@ -37,6 +37,15 @@ static int by_path(const void *a, const void *b)
 	return strcmp(x->path, y->path);
 }
 
+static int by_process_seq(const void *a, const void *b)
+{
+	const struct exp_thread *x = *(struct exp_thread *const *)a;
+	const struct exp_thread *y = *(struct exp_thread *const *)b;
+	if (x->proc->id != y->proc->id)
+		return x->proc->id < y->proc->id ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
 static void load_one(void *arg, size_t i)
 {
 	struct file *f = (struct file *)arg + i;
@@ -211,6 +220,10 @@ int experiment_load(struct experiment *e, char *const *dirs, int ndirs, int jobs
 	}
 	free(files);
 	progress_end();
+	/* Threads in process and creation order (t2 before t10), numbered so. */
+	qsort(e->thread, e->nthread, sizeof *e->thread, by_process_seq);
+	for (size_t i = 0; i < e->nthread; i++)
+		e->thread[i]->id = (uint32_t)i + 1;
 	if (failed)
 		return -1;
 	if (e->nthread == 0) {

@@ -109,6 +109,21 @@ static void procedure_value(void *arg, uint32_t procedure, uint32_t module, uint
 	db_step_reset(w->db, s);
 }
 
+static void write_notes(sqlite3 *db, const struct mfile *mf, uint32_t process, uint32_t thread)
+{
+	sqlite3_stmt *s = db_prepare(db, "INSERT INTO notes VALUES (?,?,?)");
+	for (uint32_t i = 0; i < mf->nnotes; i++) {
+		sqlite3_bind_int64(s, 1, process);
+		if (thread)
+			sqlite3_bind_int64(s, 2, thread);
+		else
+			sqlite3_bind_null(s, 2);
+		bind_text(s, 3, mf->notes[i]);
+		db_step_reset(db, s);
+	}
+	sqlite3_finalize(s);
+}
+
 static void write_identity(sqlite3 *db, const struct experiment *e)
 {
 	sqlite3_stmt *s = db_prepare(db,
@@ -149,6 +164,7 @@ static void write_identity(sqlite3 *db, const struct experiment *e)
 		bind_text(s, 14, p->experiment);
 		bind_text(s, 15, ep->path);
 		db_step_reset(db, s);
+		write_notes(db, ep->mf, ep->id, 0);
 		free(cmd);
 	}
 	sqlite3_finalize(s);
@@ -175,6 +191,7 @@ static void write_identity(sqlite3 *db, const struct experiment *e)
 		bind_text(s, 10, mfile_end_reason_name(t->end_reason));
 		bind_text(s, 11, t->path);
 		db_step_reset(db, s);
+		write_notes(db, t->mf, t->proc->id, t->id);
 		for (uint32_t k = 0; k < t->t->ncounters; k++) {
 			sqlite3_bind_int64(c, 1, t->id);
 			bind_text(c, 2, t->t->counters[k].name);
@@ -200,7 +217,7 @@ static const char *metric_description(const char *name)
 	if (strcmp(name, "samples") == 0)
 		return "samples recorded";
 	if (strcmp(name, "work") == 0)
-		return "the event's measured value in working threads";
+		return "the event's measured value in threads that were not idle workers";
 	if (strcmp(name, "idleness") == 0)
 		return "work times idle workers over working workers: idleness blamed on the code "
 		       "that ran while other workers idled";
@@ -295,16 +312,18 @@ static void write_tree(sqlite3 *db, const struct ctree *t)
 
 static void write_modules(sqlite3 *db, struct symbolizer *sym)
 {
-	sqlite3_stmt *s = db_prepare(db, "INSERT INTO modules VALUES (?,?,?,?,?)");
+	sqlite3_stmt *s = db_prepare(db, "INSERT INTO modules VALUES (?,?,?,?,?,?)");
 	for (size_t i = 0; i < symbolizer_count(sym); i++) {
 		struct sym_module *m = symbolizer_at(sym, i);
 		sqlite3_bind_int64(s, 1, (sqlite3_int64)i + 1);
-		bind_text(s, 2, sym_module_path(m));
+		/* The name contexts.module uses: [vdso] for the kernel's. */
+		bind_text(s, 2, sym_module_name(m));
 		char id[129];
 		sym_module_build_id(m, id);
 		bind_text(s, 3, id[0] ? id : NULL);
 		sqlite3_bind_int64(s, 4, sym_module_has_lines(m));
 		bind_text(s, 5, sym_module_used(m) ? sym_module_problem(m) : NULL);
+		bind_text(s, 6, sym_module_path(m));
 		db_step_reset(db, s);
 	}
 	sqlite3_finalize(s);
@@ -349,15 +368,6 @@ static void write_info(sqlite3 *db, char *const *dirs, int ndirs)
 static void resolve_module(void *arg, size_t i)
 {
 	sym_resolve_wanted(symbolizer_at(arg, i));
-}
-
-static int by_process_seq(const void *a, const void *b)
-{
-	const struct exp_thread *x = *(struct exp_thread *const *)a;
-	const struct exp_thread *y = *(struct exp_thread *const *)b;
-	if (x->proc->id != y->proc->id)
-		return x->proc->id < y->proc->id ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
 /* DIR, without trailing slashes, plus ".db". */
@@ -463,9 +473,9 @@ int cmd_prof(int argc, char **argv)
 	w.ctm = db_prepare(db, "INSERT INTO context_thread_metrics VALUES (?,?,?,?,?,?)");
 	sqlite3_stmt *tm = db_prepare(db, "INSERT INTO thread_metrics VALUES (?,?,?,?)");
 	double *totals = xcalloc(tree->nmetric + 1, sizeof *totals);
-	struct exp_thread **order = xmalloc(e.nthread * sizeof *order);
-	memcpy(order, e.thread, e.nthread * sizeof *order);
-	qsort(order, e.nthread, sizeof *order, by_process_seq);
+	/* experiment_load() numbered threads by process and sequence, so
+	 * that creators are merged before the threads they made. */
+	struct exp_thread **order = e.thread;
 	progress_start("merging");
 	for (size_t i = 0; i < e.nthread; i++) {
 		progress_update("thread %zu of %zu", i + 1, e.nthread);
@@ -480,7 +490,6 @@ int cmd_prof(int argc, char **argv)
 		exp_thread_release(order[i]);
 	}
 	progress_end();
-	free(order);
 	free(totals);
 	sqlite3_finalize(tm);
 	sqlite3_finalize(w.ctm);

@@ -30,6 +30,7 @@ char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
 struct sym_module {
 	char *path;
 	char *display;			/* base name, for module+offset */
+	int named;			/* display was given: use it as the name */
 	unsigned char build_id[64];
 	uint32_t build_id_len;
 	int opened;
@@ -106,6 +107,7 @@ struct sym_module *symbolizer_module(struct symbolizer *s, const char *path,
 	}
 	struct sym_module *m = xcalloc(1, sizeof *m);
 	m->path = xstrdup(path);
+	m->named = display != NULL;
 	if (!display) {
 		const char *slash = strrchr(path, '/');
 		display = slash ? slash + 1 : path;
@@ -135,6 +137,11 @@ struct sym_module *symbolizer_at(const struct symbolizer *s, size_t i)
 const char *sym_module_path(const struct sym_module *m)
 {
 	return m->path;
+}
+
+const char *sym_module_name(const struct sym_module *m)
+{
+	return m->named ? m->display : m->path;
 }
 
 int sym_module_has_lines(const struct sym_module *m)
@@ -251,7 +258,11 @@ static const char *source_path(struct sym_module *m, const char *dir, const char
 {
 	if (!file)
 		return NULL;
-	char *joined = file[0] == '/' || !dir ? xstrdup(file) : xasprintf("%s/%s", dir, file);
+	/* A relative compilation directory (as in builds that remap it) is
+	 * relative to a build root we do not know, and libdw may already
+	 * have joined it: leave such paths as they are. */
+	char *joined = file[0] == '/' || !dir || dir[0] != '/' ? xstrdup(file)
+							       : xasprintf("%s/%s", dir, file);
 	char *out = xmalloc(strlen(joined) + 2);
 	size_t n = 0;
 	int absolute = joined[0] == '/';

@@ -52,6 +52,9 @@ size_t symbolizer_count(const struct symbolizer *s);
 struct sym_module *symbolizer_at(const struct symbolizer *s, size_t i);
 
 const char *sym_module_path(const struct sym_module *m);
+/* The name shown for the module: its path, or DISPLAY when it was given
+ * one ([vdso]). */
+const char *sym_module_name(const struct sym_module *m);
 
 /* Notes that ADDR will be resolved, so that sym_resolve_wanted() can do
  * all of a module's work in one go (in a worker thread). */

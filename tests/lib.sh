@@ -131,3 +131,13 @@ thread_file() {
 process_line() {
 	"$CULPRIT" dump "$1" | grep -E "$2" | head -n 1
 }
+
+# prof DIR: makes DIR.db quietly; returns culprit prof's status.
+prof() {
+	"$CULPRIT" prof -q "$@"
+}
+
+# sql DB QUERY: one query's output, values separated by '|'.
+sql() {
+	sqlite3 -batch "$1" "$2"
+}

@@ -11,18 +11,22 @@ for i in 1 2 3; do
 	check "threads: worker-$i has a file" [ -n "$f" ]
 	[ -n "$f" ] || continue
 	case $i in 1) fn=worker_one ;; 2) fn=worker_two ;; 3) fn=worker_three ;; esac
-	s=$(exclusive "$f" "$fn")
+	check "threads: worker-$i's samples are in $fn" at_least "$(exclusive "$f" "$fn")" 10
+	# Its measured CPU time (column 11), for the ratios below: exact,
+	# where sample counts carry sampling noise.
+	s=$(exclusive "$f" "$fn" 11)
 	eval "s$i=$s"
-	check "threads: worker-$i's samples are in $fn" at_least "$s" 10
 	check "threads: worker-$i's paths start at the thread's root" [ "$(counter "$f" unwind:partial)" = 0 ]
 	check "threads: worker-$i's paths pass through start_thread" nearly_all "$(inclusive "$f" start_thread)" "$(total "$f")"
 done
-note "worker samples: $s1 $s2 $s3"
-check "threads: worker-2 did about twice worker-1's work" near "$(awk -v a="$s2" -v b="$s1" 'BEGIN{print a/b}')" 2 0.4
-check "threads: worker-3 did about three times worker-1's work" near "$(awk -v a="$s3" -v b="$s1" 'BEGIN{print a/b}')" 3 0.6
+note "worker CPU time (ns): $s1 $s2 $s3"
+check "threads: worker-2 did twice worker-1's work, within 10%" near "$(awk -v a="$s2" -v b="$s1" 'BEGIN{print a/b}')" 2 0.2
+check "threads: worker-3 did three times worker-1's work, within 10%" near "$(awk -v a="$s3" -v b="$s1" 'BEGIN{print a/b}')" 3 0.3
 f=$(thread_file m detached)
 check "threads: the detached thread that called pthread_exit has a file" [ -n "$f" ]
-[ -n "$f" ] && check "threads: it ended by thread-exit" sh -c "\"$CULPRIT\" dump '$f' | grep -q 'by thread-exit'"
+# Either it ended first, or main's exit wrote it while it was on its way.
+[ -n "$f" ] && check "threads: it ended by thread-exit (or by the process's exit)" \
+	sh -c "\"$CULPRIT\" dump '$f' | grep -Eq 'by (thread-exit|exit)'"
 f=$(thread_file m cancelled)
 check "threads: the cancelled thread has a file" [ -n "$f" ]
 [ -n "$f" ] && check "threads: it ended by cancellation" sh -c "\"$CULPRIT\" dump '$f' | grep -q 'by cancelled'"

@@ -2,9 +2,10 @@
  *
  * Three leaf functions do 1, 2 and 4 units of identical work, interleaved
  * round by round, so a correct profiler gives them 1/7, 2/7 and 4/7 of
- * the samples.  Each round calls them in a pseudo-random order: a round
- * lasts a few milliseconds, and a sampler whose period is close to a
- * multiple of that would otherwise see the same leaf again and again.
+ * the samples.  Each round calls them in a pseudo-random order and with a
+ * pseudo-random amount of work (the ratios kept): with rounds of a fixed
+ * length and order, a sampler whose period is close to a multiple of a
+ * round would see the same leaf again and again.
  * usage: leaves [ROUNDS [UNIT]] */
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,7 +36,7 @@ int main(int argc, char **argv)
 	unsigned seed = 12345;
 	for (long r = 0; r < rounds; r++) {
 		seed = seed * 1103515245u + 12345u;
-		one_round(unit, seed >> 16);
+		one_round(unit / 2 + (long)(seed >> 8) % unit, seed >> 16);
 	}
 	printf("leaves done\n");
 	return 0;

@@ -1,0 +1,771 @@
+/* report.c - `culprit report`: a database as text or CSV.
+ *
+ *   top-down  the calling-context tree from the program's roots, each
+ *             level's children hottest first; a call site is shown on the
+ *             line of the frame it called ("<- file:line")
+ *   callers   bottom-up: each procedure, then the chains of procedures
+ *             that called it, with the share of its cost each carried
+ *   flat      procedures with their exclusive and inclusive totals
+ *
+ * The tree and the chosen metric are read into memory once; every view is
+ * computed from those arrays.  Text output fits 100 columns; names from
+ * the measured program are printed with control characters replaced. */
+#define _GNU_SOURCE
+#include "database.h"
+#include "pm.h"
+
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int cmd_report(int argc, char **argv);
+
+static const char report_usage[] =
+	"usage: culprit report [--view=top-down|callers|flat] [--event=E] [--metric=M]\n"
+	"                      [--threshold=P%|VALUE] [--depth=N] [--format=text|csv] DB\n"
+	"\n"
+	"Prints the profile in database DB (made by `culprit prof`).\n"
+	"\n"
+	"  --view=VIEW        top-down (default): the calling-context tree, hottest first;\n"
+	"                     callers: each procedure and who called it, with shares;\n"
+	"                     flat: procedures with exclusive and inclusive totals\n"
+	"  --event=E          the event to show (default: the first, e.g. cputime)\n"
+	"  --metric=M         the metric to show (default: work)\n"
+	"  --threshold=T      hide what is below T: a percentage of the metric's total\n"
+	"                     (1% by default) or a value in the metric's unit\n"
+	"  --depth=N          top-down: levels of frames to show; callers: levels of\n"
+	"                     callers (default: top-down all, callers 1)\n"
+	"  --format=F         text (default, fits 100 columns) or csv (every column)\n"
+	"  -h, --help         show this help\n";
+
+enum view { VIEW_TOPDOWN, VIEW_CALLERS, VIEW_FLAT };
+
+struct ctx {
+	uint32_t parent;	/* index; UINT32_MAX for none */
+	uint32_t first, next;	/* children */
+	uint32_t depth;
+	char kind;		/* r f i c s */
+	char *procedure, *module, *file;
+	int line;
+	double incl, excl;
+};
+
+struct report {
+	sqlite3 *db;
+	const char *path;
+	char *event, *metric, *unit;
+	double total;
+	struct ctx *c;
+	size_t n;
+	double threshold;	/* absolute */
+	int depth;
+	int csv;
+};
+
+/* Prints S with control characters replaced and, when WIDTH > 0, cut to
+ * WIDTH characters with "..." at the end. */
+static void put_safe(const char *s, int width)
+{
+	int n = 0, len = s ? (int)strlen(s) : 0;
+	for (; s && *s; s++) {
+		if (width > 0 && n == width - 3 && len > width) {
+			fputs("...", stdout);
+			return;
+		}
+		unsigned char ch = (unsigned char)*s;
+		putchar(ch < 0x20 || ch == 0x7f ? '?' : ch);
+		n++;
+	}
+}
+
+/* A CSV field: quoted when needed, control characters replaced. */
+static void put_csv(const char *s)
+{
+	if (!s)
+		return;
+	int quote = strpbrk(s, ",\"\n\r") != NULL;
+	if (quote)
+		putchar('"');
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+		if (ch == '"')
+			fputs("\"\"", stdout);
+		else
+			putchar(ch < 0x20 || ch == 0x7f ? '?' : ch);
+	}
+	if (quote)
+		putchar('"');
+}
+
+static const char *base_name(const char *path)
+{
+	const char *slash = path ? strrchr(path, '/') : NULL;
+	return slash ? slash + 1 : path;
+}
+
+static char *column_text(sqlite3_stmt *s, int i)
+{
+	const unsigned char *t = sqlite3_column_text(s, i);
+	return t ? xstrdup((const char *)t) : NULL;
+}
+
+static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int fail(const char *fmt, ...)
+{
+	va_list ap;
+	fputs("culprit: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return 1;
+}
+
+/* Lists the choices for an option, for error messages. */
+static char *choices(sqlite3 *db, const char *sql, const char *arg)
+{
+	sqlite3_stmt *s = NULL;
+	char *out = xstrdup("");
+	if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK)
+		return out;
+	if (arg)
+		sqlite3_bind_text(s, 1, arg, -1, SQLITE_TRANSIENT);
+	while (sqlite3_step(s) == SQLITE_ROW) {
+		char *next = xasprintf("%s%s%s", out, out[0] ? ", " : "",
+				       (const char *)sqlite3_column_text(s, 0));
+		free(out);
+		out = next;
+	}
+	sqlite3_finalize(s);
+	return out;
+}
+
+static int choose_metric(struct report *r, const char *event, const char *metric)
+{
+	sqlite3_stmt *s = NULL;
+	if (!event) {
+		if (sqlite3_prepare_v2(r->db, "SELECT event FROM events ORDER BY rowid LIMIT 1", -1, &s,
+				       NULL) == SQLITE_OK && sqlite3_step(s) == SQLITE_ROW)
+			r->event = column_text(s, 0);
+		sqlite3_finalize(s);
+		if (!r->event)
+			return fail("%s has no events: it holds no samples", r->path);
+	} else {
+		r->event = xstrdup(event);
+	}
+	r->metric = xstrdup(metric ? metric : "work");
+	if (sqlite3_prepare_v2(r->db, "SELECT unit, total FROM metrics WHERE event = ? AND metric = ?",
+			       -1, &s, NULL) != SQLITE_OK)
+		return fail("%s: %s", r->path, sqlite3_errmsg(r->db));
+	sqlite3_bind_text(s, 1, r->event, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(s, 2, r->metric, -1, SQLITE_TRANSIENT);
+	int found = sqlite3_step(s) == SQLITE_ROW;
+	if (found) {
+		r->unit = column_text(s, 0);
+		r->total = sqlite3_column_double(s, 1);
+	}
+	sqlite3_finalize(s);
+	if (found)
+		return 0;
+	char *evs = choices(r->db, "SELECT event FROM events ORDER BY rowid", NULL);
+	char *ms = choices(r->db, "SELECT metric FROM metrics WHERE event = ? ORDER BY rowid",
+			   r->event);
+	int rc = ms[0] ? fail("%s has no metric '%s' for event '%s'; it has: %s", r->path,
+			      r->metric, r->event, ms)
+		       : fail("%s has no event '%s'; it has: %s", r->path, r->event, evs);
+	free(evs);
+	free(ms);
+	return rc;
+}
+
+static int load_tree(struct report *r)
+{
+	sqlite3_stmt *s = NULL;
+	sqlite3_int64 count = 0;
+	if (sqlite3_prepare_v2(r->db, "SELECT max(id) FROM contexts", -1, &s, NULL) != SQLITE_OK)
+		return fail("%s: %s", r->path, sqlite3_errmsg(r->db));
+	if (sqlite3_step(s) == SQLITE_ROW)
+		count = sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	if (count <= 0)
+		return fail("%s has no calling contexts: nothing was sampled", r->path);
+	r->n = (size_t)count;
+	r->c = xcalloc(r->n, sizeof *r->c);
+	for (size_t i = 0; i < r->n; i++)
+		r->c[i].parent = r->c[i].first = r->c[i].next = UINT32_MAX;
+	/* Ids are 1..n with parents before children (culprit prof writes
+	 * them so); anything else is not a database we made. */
+	if (sqlite3_prepare_v2(r->db, "SELECT id, parent_id, depth, kind, procedure, module, file, "
+			       "line FROM contexts", -1, &s, NULL) != SQLITE_OK)
+		return fail("%s: %s", r->path, sqlite3_errmsg(r->db));
+	while (sqlite3_step(s) == SQLITE_ROW) {
+		sqlite3_int64 id = sqlite3_column_int64(s, 0) - 1;
+		if (id < 0 || (size_t)id >= r->n)
+			continue;
+		struct ctx *c = &r->c[id];
+		if (sqlite3_column_type(s, 1) != SQLITE_NULL) {
+			sqlite3_int64 p = sqlite3_column_int64(s, 1) - 1;
+			if (p >= 0 && p < id)
+				c->parent = (uint32_t)p;
+		}
+		c->depth = (uint32_t)sqlite3_column_int(s, 2);
+		const unsigned char *k = sqlite3_column_text(s, 3);
+		c->kind = k ? (char)k[0] : '?';
+		c->procedure = column_text(s, 4);
+		c->module = column_text(s, 5);
+		c->file = column_text(s, 6);
+		c->line = sqlite3_column_int(s, 7);
+	}
+	sqlite3_finalize(s);
+	for (size_t i = r->n; i-- > 0;) {
+		struct ctx *c = &r->c[i];
+		if (c->parent != UINT32_MAX) {
+			c->next = r->c[c->parent].first;
+			r->c[c->parent].first = (uint32_t)i;
+		}
+	}
+	if (sqlite3_prepare_v2(r->db, "SELECT context_id, inclusive, exclusive FROM context_metrics "
+			       "WHERE event = ? AND metric = ?", -1, &s, NULL) != SQLITE_OK)
+		return fail("%s: %s", r->path, sqlite3_errmsg(r->db));
+	sqlite3_bind_text(s, 1, r->event, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(s, 2, r->metric, -1, SQLITE_TRANSIENT);
+	while (sqlite3_step(s) == SQLITE_ROW) {
+		sqlite3_int64 id = sqlite3_column_int64(s, 0) - 1;
+		if (id < 0 || (size_t)id >= r->n)
+			continue;
+		r->c[id].incl = sqlite3_column_double(s, 1);
+		r->c[id].excl = sqlite3_column_double(s, 2);
+	}
+	sqlite3_finalize(s);
+	return 0;
+}
+
+static double pct(const struct report *r, double v)
+{
+	return r->total > 0 ? 100.0 * v / r->total : 0;
+}
+
+static void value(const struct report *r, double v)
+{
+	if (strcmp(r->unit, "seconds") == 0)
+		printf("%9.3f", v);
+	else
+		printf("%9.4g", v);
+}
+
+static void header(const struct report *r, const char *view)
+{
+	printf("culprit report: ");
+	put_safe(r->path, 60);
+	printf(" (%s)\n%s %s in %s, total ", view, r->event, r->metric, r->unit);
+	value(r, r->total);
+	printf("; showing at least ");
+	value(r, r->threshold);
+	printf("\n\n");
+}
+
+/* The words that name context C on its line. */
+static void label(const struct report *r, const struct ctx *c, char *buf, size_t size)
+{
+	const struct ctx *site = c->parent != UINT32_MAX && r->c[c->parent].kind == 'c'
+				 ? &r->c[c->parent] : NULL;
+	switch (c->kind) {
+	case 'f':
+	case 'i':
+		if (site && site->file)
+			snprintf(buf, size, "%s%s  <- %s:%d", c->kind == 'i' ? "[inlined] " : "",
+				 c->procedure ? c->procedure : "?", base_name(site->file), site->line);
+		else
+			snprintf(buf, size, "%s%s", c->kind == 'i' ? "[inlined] " : "",
+				 c->procedure ? c->procedure : "?");
+		break;
+	case 's':
+		snprintf(buf, size, "line %s:%d", base_name(c->file), c->line);
+		break;
+	case 'c':
+		snprintf(buf, size, "call at %s:%d", c->file ? base_name(c->file) : "?", c->line);
+		break;
+	default:
+		snprintf(buf, size, "%s", c->procedure ? c->procedure : "<root>");
+		break;
+	}
+}
+
+/* ---- top-down ----------------------------------------------------------- */
+
+static int by_inclusive(const void *a, const void *b, void *arg)
+{
+	const struct report *r = arg;
+	double x = r->c[*(const uint32_t *)a].incl, y = r->c[*(const uint32_t *)b].incl;
+	return x < y ? 1 : x > y ? -1 : (*(const uint32_t *)a > *(const uint32_t *)b) -
+					      (*(const uint32_t *)a < *(const uint32_t *)b);
+}
+
+/* The shown children of I: call sites are looked through, so that the
+ * frames they lead to appear as I's children.  Hottest first. */
+static size_t shown_children(const struct report *r, uint32_t i, uint32_t **out, size_t *cap)
+{
+	size_t n = 0;
+	for (uint32_t k = r->c[i].first; k != UINT32_MAX; k = r->c[k].next) {
+		if (r->c[k].kind == 'c') {
+			for (uint32_t g = r->c[k].first; g != UINT32_MAX; g = r->c[g].next)
+				if (r->c[g].incl >= r->threshold && r->c[g].incl > 0) {
+					grow_array(out, cap, n + 1, sizeof **out);
+					(*out)[n++] = g;
+				}
+		} else if (r->c[k].incl >= r->threshold && r->c[k].incl > 0) {
+			grow_array(out, cap, n + 1, sizeof **out);
+			(*out)[n++] = k;
+		}
+	}
+	qsort_r(*out, n, sizeof **out, by_inclusive, (void *)r);
+	return n;
+}
+
+static void topdown(const struct report *r)
+{
+	struct item {
+		uint32_t ctx, level;
+	} *stack = NULL;
+	size_t sp = 0, cap = 0, kcap = 0;
+	uint32_t *kids = NULL;
+
+	if (r->csv)
+		printf("id,parent_id,depth,kind,procedure,module,file,line,inclusive,"
+		       "inclusive_percent,exclusive,exclusive_percent\n");
+	else {
+		header(r, "top-down");
+		printf("%9s %6s %9s %6s  %s\n", "inclusive", "%", "exclusive", "%", "context");
+	}
+	grow_array(&stack, &cap, 1, sizeof *stack);
+	stack[sp++] = (struct item){ 0, 0 };
+	while (sp) {
+		struct item it = stack[--sp];
+		const struct ctx *c = &r->c[it.ctx];
+		if (r->csv) {
+			static const char *const kinds[] = { "root", "frame", "inlined", "callsite",
+							     "statement" };
+			const char *kind = c->kind == 'f' ? kinds[1] : c->kind == 'i' ? kinds[2]
+					 : c->kind == 'c' ? kinds[3] : c->kind == 's' ? kinds[4]
+					 : kinds[0];
+			printf("%u,", it.ctx + 1);
+			if (c->parent != UINT32_MAX)
+				printf("%u", c->parent + 1);
+			printf(",%u,%s,", c->depth, kind);
+			put_csv(c->procedure);
+			putchar(',');
+			put_csv(c->module);
+			putchar(',');
+			put_csv(c->file);
+			printf(",%d,%.9g,%.4f,%.9g,%.4f\n", c->line, c->incl, pct(r, c->incl), c->excl,
+			       pct(r, c->excl));
+		} else {
+			char text[512];
+			label(r, c, text, sizeof text);
+			value(r, c->incl);
+			printf(" %6.1f ", pct(r, c->incl));
+			value(r, c->excl);
+			printf(" %6.1f  ", pct(r, c->excl));
+			int indent = (int)(it.level > 30 ? 30 : it.level);
+			printf("%*s", indent, "");
+			put_safe(text, 100 - 35 - indent);
+			putchar('\n');
+		}
+		if (r->depth > 0 && (int)it.level >= r->depth)
+			continue;
+		size_t n = shown_children(r, it.ctx, &kids, &kcap);
+		/* In CSV every context is a row: call sites too. */
+		if (r->csv) {
+			n = 0;
+			for (uint32_t k = c->first; k != UINT32_MAX; k = r->c[k].next)
+				if (r->c[k].incl >= r->threshold && r->c[k].incl > 0) {
+					grow_array(&kids, &kcap, n + 1, sizeof *kids);
+					kids[n++] = k;
+				}
+			qsort_r(kids, n, sizeof *kids, by_inclusive, (void *)r);
+		}
+		grow_array(&stack, &cap, sp + n, sizeof *stack);
+		for (size_t k = n; k-- > 0;)
+			stack[sp++] = (struct item){ kids[k], it.level + 1 };
+	}
+	free(stack);
+	free(kids);
+}
+
+/* ---- callers ------------------------------------------------------------ */
+
+struct proc_total {
+	char *procedure, *module, *file;
+	double incl, excl;
+};
+
+static int by_exclusive(const void *a, const void *b)
+{
+	const struct proc_total *x = a, *y = b;
+	if (x->excl != y->excl)
+		return x->excl < y->excl ? 1 : -1;
+	if (x->incl != y->incl)
+		return x->incl < y->incl ? 1 : -1;
+	return strcmp(x->procedure ? x->procedure : "", y->procedure ? y->procedure : "");
+}
+
+static struct proc_total *load_procedures(const struct report *r, size_t *count)
+{
+	sqlite3_stmt *s = NULL;
+	struct proc_total *p = NULL;
+	size_t n = 0, cap = 0;
+	if (sqlite3_prepare_v2(r->db, "SELECT procedure, module, file, inclusive, exclusive FROM "
+			       "procedure_metrics WHERE event = ? AND metric = ?", -1, &s, NULL) !=
+	    SQLITE_OK) {
+		fail("%s: %s", r->path, sqlite3_errmsg(r->db));
+		exit(1);
+	}
+	sqlite3_bind_text(s, 1, r->event, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(s, 2, r->metric, -1, SQLITE_TRANSIENT);
+	while (sqlite3_step(s) == SQLITE_ROW) {
+		grow_array(&p, &cap, n + 1, sizeof *p);
+		p[n].procedure = column_text(s, 0);
+		p[n].module = column_text(s, 1);
+		p[n].file = column_text(s, 2);
+		p[n].incl = sqlite3_column_double(s, 3);
+		p[n].excl = sqlite3_column_double(s, 4);
+		n++;
+	}
+	sqlite3_finalize(s);
+	qsort(p, n, sizeof *p, by_exclusive);
+	*count = n;
+	return p;
+}
+
+static int same_str(const char *a, const char *b)
+{
+	return (!a && !b) || (a && b && strcmp(a, b) == 0);
+}
+
+static int is_frame(const struct ctx *c)
+{
+	return c->kind == 'f' || c->kind == 'i';
+}
+
+/* The frame that called frame F (through its call site), or UINT32_MAX at
+ * a root. */
+static uint32_t caller_of(const struct report *r, uint32_t f)
+{
+	uint32_t p = r->c[f].parent;
+	while (p != UINT32_MAX && !is_frame(&r->c[p]))
+		p = r->c[p].parent;
+	return p;
+}
+
+struct chain {
+	uint32_t frame[8];	/* callers, nearest first */
+	uint32_t n;
+	double value;		/* inclusive value of the procedure's frame */
+};
+
+#define MAX_LEVELS 8
+
+/* The name of a chain's caller at LEVEL (0 = nearest); the program root
+ * just past the end of the chain, NULL beyond that. */
+static const char *caller_name(const struct report *r, const struct chain *c, uint32_t level)
+{
+	if (level < c->n)
+		return r->c[c->frame[level]].procedure ? r->c[c->frame[level]].procedure : "?";
+	return level == c->n ? "<program root>" : NULL;
+}
+
+static int name_cmp(const char *a, const char *b)
+{
+	if (!a || !b)
+		return (a != NULL) - (b != NULL);
+	return strcmp(a, b);
+}
+
+static const struct report *sort_report;
+static int by_caller_names(const void *a, const void *b)
+{
+	const struct chain *x = a, *y = b;
+	for (uint32_t k = 0; k < MAX_LEVELS; k++) {
+		int d = name_cmp(caller_name(sort_report, x, k), caller_name(sort_report, y, k));
+		if (d)
+			return d;
+	}
+	return 0;
+}
+
+struct group {
+	size_t lo, hi;
+	double sum;
+};
+
+static int by_sum(const void *a, const void *b)
+{
+	const struct group *x = a, *y = b;
+	return x->sum < y->sum ? 1 : x->sum > y->sum ? -1 : (x->lo > y->lo) - (x->lo < y->lo);
+}
+
+static void print_caller_row(const struct report *r, const struct proc_total *p, int level,
+			     const char *name, double sum)
+{
+	double share = p->incl > 0 ? 100 * sum / p->incl : 0;
+	if (r->csv) {
+		put_csv(p->procedure);
+		putchar(',');
+		put_csv(p->module);
+		putchar(',');
+		put_csv(p->file);
+		printf(",,,,,%d,", level);
+		put_csv(name);
+		printf(",%.9g,%.4f\n", sum, share);
+		return;
+	}
+	int indent = 2 * (level - 1);
+	printf("%35s%*s%5.1f%%  ", "", indent, "", share);
+	put_safe(name, 100 - 43 - indent);
+	putchar('\n');
+}
+
+/* Prints the callers at LEVEL (1 = direct) of the chains CH[LO..HI),
+ * which agree on every nearer level, grouped by name, hottest first. */
+static void print_callers(const struct report *r, const struct proc_total *p, struct chain *ch,
+			  size_t lo, size_t hi, int level, int levels)
+{
+	struct group *g = NULL;
+	size_t ng = 0, cap = 0;
+	for (size_t i = lo; i < hi;) {
+		const char *name = caller_name(r, &ch[i], (uint32_t)level - 1);
+		size_t j = i;
+		double sum = 0;
+		while (j < hi && name_cmp(caller_name(r, &ch[j], (uint32_t)level - 1), name) == 0)
+			sum += ch[j++].value;
+		if (name) {
+			grow_array(&g, &cap, ng + 1, sizeof *g);
+			g[ng++] = (struct group){ i, j, sum };
+		}
+		i = j;
+	}
+	qsort(g, ng, sizeof *g, by_sum);
+	for (size_t k = 0; k < ng; k++) {
+		if (g[k].sum < r->threshold || g[k].sum <= 0)
+			continue;
+		const char *name = caller_name(r, &ch[g[k].lo], (uint32_t)level - 1);
+		print_caller_row(r, p, level, name, g[k].sum);
+		if (level < levels && strcmp(name, "<program root>") != 0)
+			print_callers(r, p, ch, g[k].lo, g[k].hi, level + 1, levels);
+	}
+	free(g);
+}
+
+static void callers(const struct report *r)
+{
+	size_t nproc;
+	struct proc_total *p = load_procedures(r, &nproc);
+	int levels = r->depth > 0 ? (r->depth > MAX_LEVELS ? MAX_LEVELS : r->depth) : 1;
+	struct chain *ch = NULL;
+	size_t cap = 0;
+
+	if (r->csv)
+		printf("procedure,module,file,exclusive,exclusive_percent,inclusive,"
+		       "inclusive_percent,caller_level,caller,value,share_percent\n");
+	else {
+		header(r, "callers");
+		printf("%9s %6s %9s %6s  %s\n", "exclusive", "%", "inclusive", "%",
+		       "procedure, then who called it and its share of that");
+	}
+	for (size_t q = 0; q < nproc; q++) {
+		if (p[q].incl < r->threshold && p[q].excl < r->threshold)
+			continue;
+		if (r->csv) {
+			put_csv(p[q].procedure);
+			putchar(',');
+			put_csv(p[q].module);
+			putchar(',');
+			put_csv(p[q].file);
+			printf(",%.9g,%.4f,%.9g,%.4f,0,,,\n", p[q].excl, pct(r, p[q].excl), p[q].incl,
+			       pct(r, p[q].incl));
+		} else {
+			value(r, p[q].excl);
+			printf(" %6.1f ", pct(r, p[q].excl));
+			value(r, p[q].incl);
+			printf(" %6.1f  ", pct(r, p[q].incl));
+			char text[512];
+			snprintf(text, sizeof text, "%s  (%s)", p[q].procedure ? p[q].procedure : "?",
+				 base_name(p[q].file ? p[q].file : p[q].module ? p[q].module : "?"));
+			put_safe(text, 100 - 35);
+			putchar('\n');
+		}
+		/* Every frame of the procedure, with the chain of its callers. */
+		size_t n = 0;
+		for (size_t i = 0; i < r->n; i++) {
+			const struct ctx *c = &r->c[i];
+			if (!is_frame(c) || c->incl == 0 || !same_str(c->procedure, p[q].procedure) ||
+			    !same_str(c->module, p[q].module) || !same_str(c->file, p[q].file))
+				continue;
+			grow_array(&ch, &cap, n + 1, sizeof *ch);
+			struct chain *k = &ch[n++];
+			k->n = 0;
+			k->value = c->incl;
+			for (uint32_t f = caller_of(r, (uint32_t)i); f != UINT32_MAX && k->n < MAX_LEVELS;
+			     f = caller_of(r, f))
+				k->frame[k->n++] = f;
+		}
+		sort_report = r;
+		qsort(ch, n, sizeof *ch, by_caller_names);
+		print_callers(r, &p[q], ch, 0, n, 1, levels);
+	}
+	for (size_t q = 0; q < nproc; q++) {
+		free(p[q].procedure);
+		free(p[q].module);
+		free(p[q].file);
+	}
+	free(p);
+	free(ch);
+}
+
+/* ---- flat ----------------------------------------------------------------- */
+
+static void flat(const struct report *r)
+{
+	size_t nproc;
+	struct proc_total *p = load_procedures(r, &nproc);
+
+	if (r->csv)
+		printf("procedure,module,file,exclusive,exclusive_percent,inclusive,"
+		       "inclusive_percent\n");
+	else {
+		header(r, "flat");
+		printf("%9s %6s %9s %6s  %-30s %s\n", "exclusive", "%", "inclusive", "%", "procedure",
+		       "file or module");
+	}
+	for (size_t q = 0; q < nproc; q++) {
+		if (p[q].incl < r->threshold && p[q].excl < r->threshold)
+			continue;
+		if (r->csv) {
+			put_csv(p[q].procedure);
+			putchar(',');
+			put_csv(p[q].module);
+			putchar(',');
+			put_csv(p[q].file);
+			printf(",%.9g,%.4f,%.9g,%.4f\n", p[q].excl, pct(r, p[q].excl), p[q].incl,
+			       pct(r, p[q].incl));
+			continue;
+		}
+		value(r, p[q].excl);
+		printf(" %6.1f ", pct(r, p[q].excl));
+		value(r, p[q].incl);
+		printf(" %6.1f  ", pct(r, p[q].incl));
+		const char *name = p[q].procedure ? p[q].procedure : "?";
+		put_safe(name, 30);
+		int used = (int)strlen(name) > 30 ? 30 : (int)strlen(name);
+		printf("%*s ", 30 - used, "");
+		put_safe(p[q].file ? base_name(p[q].file) : base_name(p[q].module), 100 - 35 - 31);
+		putchar('\n');
+	}
+	for (size_t q = 0; q < nproc; q++) {
+		free(p[q].procedure);
+		free(p[q].module);
+		free(p[q].file);
+	}
+	free(p);
+}
+
+int cmd_report(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "view", required_argument, NULL, 'v' },
+		{ "event", required_argument, NULL, 'e' },
+		{ "metric", required_argument, NULL, 'm' },
+		{ "threshold", required_argument, NULL, 't' },
+		{ "depth", required_argument, NULL, 'd' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	enum view view = VIEW_TOPDOWN;
+	const char *event = NULL, *metric = NULL, *threshold = "1%";
+	struct report r;
+	int c;
+	char *end;
+
+	memset(&r, 0, sizeof r);
+	r.depth = -1;
+	argv[0] = "culprit report";
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'v':
+			if (strcmp(optarg, "top-down") == 0 || strcmp(optarg, "topdown") == 0)
+				view = VIEW_TOPDOWN;
+			else if (strcmp(optarg, "callers") == 0 || strcmp(optarg, "bottom-up") == 0)
+				view = VIEW_CALLERS;
+			else if (strcmp(optarg, "flat") == 0)
+				view = VIEW_FLAT;
+			else {
+				fprintf(stderr, "culprit report: unknown view '%s'; use top-down, callers "
+					"or flat\n", optarg);
+				return 2;
+			}
+			break;
+		case 'e': event = optarg; break;
+		case 'm': metric = optarg; break;
+		case 't': threshold = optarg; break;
+		case 'd':
+			r.depth = (int)strtol(optarg, &end, 10);
+			if (*end || r.depth < 1) {
+				fprintf(stderr, "culprit report: --depth needs a positive number\n");
+				return 2;
+			}
+			break;
+		case 'f':
+			if (strcmp(optarg, "csv") == 0)
+				r.csv = 1;
+			else if (strcmp(optarg, "text") != 0) {
+				fprintf(stderr, "culprit report: unknown format '%s'; use text or csv\n",
+					optarg);
+				return 2;
+			}
+			break;
+		case 'h': fputs(report_usage, stdout); return 0;
+		default: fputs(report_usage, stderr); return 2;
+		}
+	}
+	if (optind != argc - 1) {
+		fprintf(stderr, "culprit report: give one database (see culprit report --help)\n");
+		return 2;
+	}
+	double t = strtod(threshold, &end);
+	int percent = *end == '%';
+	if (end == threshold || (*end && !percent) || (percent && end[1]) || t < 0 || !isfinite(t)) {
+		fprintf(stderr, "culprit report: --threshold takes a percentage (1%%) or a value (0.5)\n");
+		return 2;
+	}
+	r.path = argv[optind];
+	char err[600];
+	r.db = db_open_read(r.path, err, sizeof err);
+	if (!r.db)
+		return fail("%s", err);
+	int rc = choose_metric(&r, event, metric) || load_tree(&r);
+	if (!rc) {
+		r.threshold = percent ? t / 100 * r.total : t;
+		if (view == VIEW_TOPDOWN)
+			topdown(&r);
+		else if (view == VIEW_CALLERS)
+			callers(&r);
+		else
+			flat(&r);
+		fflush(stdout);
+	}
+	for (size_t i = 0; i < r.n; i++) {
+		free(r.c[i].procedure);
+		free(r.c[i].module);
+		free(r.c[i].file);
+	}
+	free(r.c);
+	free(r.event);
+	free(r.metric);
+	free(r.unit);
+	sqlite3_close(r.db);
+	return rc;
+}

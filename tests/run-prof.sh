@@ -1,0 +1,128 @@
+#!/bin/sh
+# run-prof.sh - culprit prof end to end: run, prof, then ask the database
+# what a person would ask it.
+. "${srcdir:-.}/tests/lib.sh"
+command -v sqlite3 > /dev/null || skip_all "the sqlite3 program is not installed"
+
+# Leaf functions with 1/7, 2/7 and 4/7 of the work, at 4 kHz: some 4000
+# samples keep sampling noise well under the 3 points checked.
+profile_e m CPUTIME@f4000 "$PROGRAMS/leaves" > /dev/null
+prof m
+check "prof: leaves: the database was written" [ -s m.db ]
+check "prof: schema version is 1" [ "$(sql m.db 'PRAGMA user_version')" = 1 ]
+total=$(sql m.db "select total from metrics where event='cputime' and metric='work'")
+note "total CPU time $total s"
+for leaf in leaf_one:14.29 leaf_two:28.57 leaf_four:57.14; do
+	fn=${leaf%%:*}
+	want=${leaf#*:}
+	got=$(sql m.db "select 100.0 * inclusive / $total from procedure_metrics
+		where procedure = '$fn' and event = 'cputime' and metric = 'work'")
+	note "$fn: $got% (expected $want%)"
+	check "prof: $fn has $want% of the work, within 3 points" near "$got" "$want" 3
+done
+main=$(sql m.db "select inclusive from procedure_metrics where procedure = 'main' and metric = 'work'")
+check "prof: main's inclusive work is the total" nearly_all "$main" "$total"
+root=$(sql m.db "select inclusive from context_metrics where context_id = 1 and metric = 'work'")
+check "prof: the root's inclusive work is the total" near "$root" "$total" 0.000001
+stmts=$(sql m.db "select sum(m.exclusive) from contexts c join context_metrics m on m.context_id = c.id
+	where c.kind = 'statement' and m.metric = 'work'")
+check "prof: statements' exclusive work adds up to the total" near "$stmts" "$total" 0.001
+check "prof: the inlined work_units() is a frame of its own" \
+	[ "$(sql m.db "select count(*) from contexts where kind = 'inlined' and procedure = 'work_units'")" -ge 3 ]
+check "prof: an inlined frame hangs below the call site it was inlined at" \
+	[ "$(sql m.db "select count(*) from contexts i join contexts s on s.id = i.parent_id
+		where i.kind = 'inlined' and s.kind = 'callsite' and s.procedure like 'leaf_%'")" -ge 3 ]
+check "prof: statements carry the sampled line" \
+	[ "$(sql m.db "select count(*) from contexts where kind = 'statement' and file like '%work.h' and line > 0")" -ge 1 ]
+check "prof: file names are absolute" \
+	[ "$(sql m.db "select count(*) from contexts where file like '%leaves.c' and file not like '/%'")" = 0 ]
+check "prof: the sample count is kept as a metric" \
+	[ "$(sql m.db "select total from metrics where metric = 'samples'")" = "$(total m/leaves-*-t0.thread | sed 's/$/.0/')" ]
+check "prof: no partial unwinds in a clean run" \
+	[ "$(sql m.db "select count(*) from contexts where procedure = '<partial unwind>'")" = 0 ]
+check "prof: context ids put parents before children" \
+	[ "$(sql m.db "select count(*) from contexts where parent_id >= id")" = 0 ]
+
+# A procedure's callers and their shares.
+profile_e c CPUTIME@f4000 "$PROGRAMS/callers" > /dev/null
+prof c
+for caller in light_caller:25 heavy_caller:75; do
+	fn=${caller%%:*}
+	want=${caller#*:}
+	got=$(sql c.db "select 100.0 * p.inclusive / k.inclusive from procedure_callers p
+		join procedure_metrics k on k.procedure = p.procedure and k.metric = p.metric
+		where p.procedure = 'kernel' and p.caller = '$fn' and p.metric = 'work'")
+	note "kernel called from $fn: $got% (expected $want%)"
+	check "prof: $fn's share of kernel() is $want%, within 3 points" near "$got" "$want" 3
+done
+check "prof: the recursive-CTE query from doc/schema.md finds both callers" \
+	[ "$(sql c.db "with recursive up(id, parent_id, kind, procedure) as (
+		select id, parent_id, kind, procedure from contexts where kind = 'frame' and procedure = 'kernel'
+		union all
+		select c.id, c.parent_id, c.kind, c.procedure from contexts c join up on c.id = up.parent_id
+		where up.kind <> 'frame' or up.procedure = 'kernel')
+		select count(distinct procedure) from up where kind = 'frame' and procedure <> 'kernel'")" = 2 ]
+
+# C++: names demangled.
+profile x "$PROGRAMS/cxx" > /dev/null
+prof x
+check "prof: C++ member of a class template is demangled" \
+	[ "$(sql x.db "select count(*) from contexts where procedure = 'geometry::Grid<long>::relax(int) const'")" -ge 1 ]
+check "prof: C++ overloads stay apart" \
+	[ "$(sql x.db "select count(distinct procedure) from contexts where procedure like 'geometry::solve(%'")" = 2 ]
+
+# Threads: one tree, per-thread values and statistics.
+profile t "$PROGRAMS/threads" > /dev/null
+prof t
+n=$(sql t.db "select count(*) from threads")
+check "prof: threads: every thread is in the database" [ "$n" = 6 ]
+check "prof: threads: per-thread totals add up to the total" \
+	near "$(sql t.db "select sum(value) from thread_metrics where metric = 'work'")" \
+	     "$(sql t.db "select total from metrics where metric = 'work'")" 0.000001
+w3=$(sql t.db "select c.id from contexts c where c.kind = 'frame' and c.procedure = 'worker_three'")
+check "prof: threads: worker_three's maximum over threads is its own value" \
+	[ "$(sql t.db "select inclusive_max = inclusive from context_metrics where context_id = $w3 and metric = 'work'")" = 1 ]
+check "prof: threads: its mean is its value over the $n threads" \
+	[ "$(sql t.db "select abs(inclusive_mean * $n - inclusive) < 1e-9 from context_metrics where context_id = $w3 and metric = 'work'")" = 1 ]
+check "prof: threads: its minimum is 0 (other threads never ran it)" \
+	[ "$(sql t.db "select inclusive_min from context_metrics where context_id = $w3 and metric = 'work'")" = 0.0 ]
+check "prof: threads: per-thread rows for the root, one per thread that worked" \
+	[ "$(sql t.db "select count(*) from context_thread_metrics where context_id = 1 and metric = 'work'")" -ge 4 ]
+check "prof: threads: a thread's rows add up to its total" \
+	[ "$(sql t.db "select abs(m.inclusive - t.value) < 1e-9 from context_thread_metrics m join thread_metrics t
+		on t.thread_id = m.thread_id and t.metric = m.metric where m.context_id = 1 and m.metric = 'work' limit 1")" = 1 ]
+
+# Processes: fork and exec merge into one database.
+profile f "$PROGRAMS/procs" fork > /dev/null
+prof f
+check "prof: fork: both processes are in the database" [ "$(sql f.db "select count(*) from processes")" = 2 ]
+check "prof: fork: the child's work is in the merged tree" \
+	at_least "$(sql f.db "select inclusive from procedure_metrics where procedure = 'child_work' and metric = 'samples'")" 5
+
+# Shared libraries, loaded and unloaded, and partial unwinds.
+profile d "$PROGRAMS/dl" "$PROGRAMS" > /dev/null
+prof d
+check "prof: a function of an unloaded library is named, with its module" \
+	[ "$(sql d.db "select count(*) from contexts where procedure = 'plugin_a_work' and module like '%/libplugin_a.so'")" -ge 1 ]
+profile b "$PROGRAMS/unwind" badrbp > /dev/null
+prof b
+check "prof: partial unwinds stay under their own root" \
+	[ "$(sql b.db "select count(*) from contexts c join contexts r on r.id = c.parent_id
+		where r.procedure = '<partial unwind>' and c.procedure = 'bad_rbp_spin'")" = 1 ]
+check "prof: and are not merged into the complete paths" \
+	[ "$(sql b.db "select count(*) from contexts where procedure = '<partial unwind>' and parent_id = 1")" = 1 ]
+
+# Several directories at once; -j1 gives the same database.
+prof -o both.db m c
+check "prof: two directories make one database" [ "$(sql both.db "select count(*) from processes")" = 2 ]
+prof -j 1 -o serial.db m
+check "prof: -j1 and all cores give the same tree and values" \
+	[ "$(sql serial.db "select group_concat(id || kind || coalesce(procedure,'') || coalesce(line,''), ',') from contexts")" = \
+	  "$(sql m.db "select group_concat(id || kind || coalesce(procedure,'') || coalesce(line,''), ',') from contexts")" ]
+
+# The progress line.
+CULPRIT_PROGRESS=1 "$CULPRIT" prof -o progress.db t 2> err.txt
+check "prof: progress lines report the phases" grep -q "culprit: merging: thread" err.txt
+check "prof: and a summary line says what was written" grep -q "wrote progress.db: 1 process, 6 threads" err.txt
+
+done_testing
