@@ -262,6 +262,12 @@ static void decode_evnt(struct cursor *c, struct mfile_process *p)
 	check_end(c);
 }
 
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return x < y ? -1 : x > y;
+}
+
 static void decode_mods(struct cursor *c, struct mfile_process *p)
 {
 	p->nmodules = get_count(c, 44, "module count");
@@ -275,11 +281,6 @@ static void decode_mods(struct cursor *c, struct mfile_process *p)
 			c->pos = at;
 			CORRUPT(c, "module %u has id 0", i);
 		}
-		for (uint32_t j = 0; j < i && !c->failed; j++)
-			if (p->modules[j].id == m->id) {
-				c->pos = at;
-				CORRUPT(c, "module id %u appears twice", m->id);
-			}
 		if (!c->failed && (m->flags & ~MFILE_MOD_FLAGS)) {
 			c->pos = at + 4;
 			CORRUPT(c, "module %u has unknown flags %#x", m->id, m->flags);
@@ -312,6 +313,17 @@ static void decode_mods(struct cursor *c, struct mfile_process *p)
 		}
 		if (!c->failed && m->unload_ns && m->unload_ns < m->load_ns)
 			CORRUPT(c, "module %u unloaded before it was loaded", m->id);
+	}
+	/* Unique ids: sorted, neighbours differ (a hostile file with many
+	 * modules must not cost quadratic time). */
+	if (!c->failed && p->nmodules > 1) {
+		uint32_t *ids = alloc_array(c, p->nmodules, sizeof *ids);
+		for (uint32_t i = 0; i < p->nmodules; i++)
+			ids[i] = p->modules[i].id;
+		qsort(ids, p->nmodules, sizeof *ids, cmp_u32);
+		for (uint32_t i = 1; i < p->nmodules && !c->failed; i++)
+			if (ids[i] == ids[i - 1])
+				CORRUPT(c, "module id %u appears twice", ids[i]);
 	}
 	check_end(c);
 }
