@@ -27,6 +27,10 @@
 #   SQLITE3         sqlite3 shell used to count contexts (default: on PATH;
 #                   python3's sqlite3 module otherwise)
 #   BENCH_VERBOSE   if set, also print the per-run values
+#   BENCH_WORKLOAD  tree (default): prof_work, a stress test with tens of
+#                   thousands of contexts for a few thousand samples;
+#                   mandel: the bundled example, a typical application tree
+#                   (4 threads, a few dozen contexts)
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd -P)
@@ -49,7 +53,16 @@ ${CC:-cc} -std=c11 -O1 -g -fno-omit-frame-pointer -Wall -Wextra -Werror ${CFLAGS
     -pthread -o "$TMP/prof_work" "$here/prof_work.c"
 PROG=$TMP/prof_work
 
-ITERS=$(calibrate "$PROG" "$THREADS")
+if [ "${BENCH_WORKLOAD:-tree}" = mandel ]; then
+    PROG=$BUILD/examples/mandel
+    [ -x "$PROG" ] || { echo "$0: $PROG is not built" >&2; exit 1; }
+    ARGS=(4 2600 1500)
+    WORK="examples/mandel ${ARGS[*]}"
+else
+    ITERS=$(calibrate "$PROG" "$THREADS")
+    ARGS=("$THREADS" "$ITERS")
+    WORK="prof_work $THREADS threads x $ITERS units (~${SECONDS_TARGET}s)"
+fi
 
 # quietly CMD...: CMD with stderr discarded (walltime discards stdout).
 quietly() { "$@" 2>/dev/null; }
@@ -75,11 +88,11 @@ size_of() { du -sk "$1" | awk '{ printf "%.1f MiB\n", $1 / 1024 }'; }
 CDIR=$TMP/c.out
 CDB=$TMP/c.db
 PDATA=$TMP/perf.data
-"$CULPRIT" run -q -e "CPUTIME@f$FREQ" -o "$CDIR" "$PROG" "$THREADS" "$ITERS" >/dev/null
+"$CULPRIT" run -q -e "CPUTIME@f$FREQ" -o "$CDIR" "$PROG" "${ARGS[@]}" >/dev/null
 if [ -n "$PERF" ]; then
     # shellcheck disable=SC2086
     if ! "$PERF" record -q $PERF_OPTS -g -F "$FREQ" -e cpu-clock -o "$PDATA" \
-            "$PROG" "$THREADS" "$ITERS" >/dev/null 2>"$TMP/perf-record.err"; then
+            "$PROG" "${ARGS[@]}" >/dev/null 2>"$TMP/perf-record.err"; then
         PERF_NOTE="perf record failed ($(head -n 1 "$TMP/perf-record.err")): perf rows skipped"
         PERF=
     elif ! "$PERF" report --stdio -i "$PDATA" >/dev/null 2>"$TMP/perf-report.err"; then
@@ -89,7 +102,7 @@ if [ -n "$PERF" ]; then
 fi
 
 print_header "culprit prof vs perf report: post-processing time" \
-    "prof_work $THREADS threads x $ITERS units (~${SECONDS_TARGET}s), recorded at ${FREQ} Hz; $RUNS timed runs per command, interleaved, median"
+    "$WORK, recorded at ${FREQ} Hz; $RUNS timed runs per command, interleaved, median"
 echo "  prof:     $CULPRIT prof -q --force -o OUT.db DIR  (default -j$(nproc), and -j1)"
 if [ -n "$PERF" ]; then
     echo "  report:   $PERF report --stdio -i perf.data  (and --no-children -g none)"

@@ -52,10 +52,12 @@ static double now(void)
 	return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
+/* Binds V without a copy: every string bound here outlives the statement's
+ * next step (interned strings, the experiment's records). */
 static void bind_text(sqlite3_stmt *s, int i, const char *v)
 {
 	if (v)
-		sqlite3_bind_text(s, i, v, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_text(s, i, v, -1, SQLITE_STATIC);
 	else
 		sqlite3_bind_null(s, i);
 }
@@ -70,10 +72,19 @@ static double seconds(uint64_t ns)
 	return (double)ns / 1e9;
 }
 
+/* A thread's value at a context, kept until all threads are merged so
+ * that the rows go to SQLite in key order: inserting them thread by
+ * thread scattered them over the whole table, several times slower. */
+struct thread_row {
+	uint32_t ctx, metric, thread;
+	double incl, excl;
+};
+
 struct writer {
 	sqlite3 *db;
 	const struct ctree *tree;
-	sqlite3_stmt *ctm;	/* context_thread_metrics */
+	struct thread_row *rows;
+	size_t nrows, caprows;
 	sqlite3_stmt *proc;	/* procedure_metrics */
 };
 
@@ -81,15 +92,40 @@ static void thread_value(void *arg, const struct exp_thread *th, uint32_t ctx, u
 			 double incl, double excl)
 {
 	struct writer *w = arg;
-	const struct ctx_metric *m = &w->tree->metric[metric];
-	sqlite3_stmt *s = w->ctm;
-	sqlite3_bind_int64(s, 1, (sqlite3_int64)ctx + 1);
-	sqlite3_bind_int64(s, 2, th->id);
-	bind_text(s, 3, w->tree->event[m->event].name);
-	bind_text(s, 4, m->name);
-	bind_real(s, 5, incl);
-	bind_real(s, 6, excl);
-	db_step_reset(w->db, s);
+	grow_array(&w->rows, &w->caprows, w->nrows + 1, sizeof *w->rows);
+	w->rows[w->nrows++] = (struct thread_row){ ctx, metric, th->id, incl, excl };
+}
+
+static int by_key(const void *a, const void *b)
+{
+	const struct thread_row *x = a, *y = b;
+	if (x->ctx != y->ctx)
+		return x->ctx < y->ctx ? -1 : 1;
+	if (x->metric != y->metric)
+		return x->metric < y->metric ? -1 : 1;
+	return x->thread < y->thread ? -1 : x->thread > y->thread;
+}
+
+static void write_thread_rows(struct writer *w)
+{
+	const struct ctree *t = w->tree;
+	sqlite3_stmt *s = db_prepare(w->db, "INSERT INTO context_thread_metrics VALUES (?,?,?,?,?,?)");
+	qsort(w->rows, w->nrows, sizeof *w->rows, by_key);
+	for (size_t i = 0; i < w->nrows; i++) {
+		const struct thread_row *r = &w->rows[i];
+		const struct ctx_metric *m = &t->metric[r->metric];
+		sqlite3_bind_int64(s, 1, (sqlite3_int64)r->ctx + 1);
+		sqlite3_bind_int64(s, 2, r->thread);
+		bind_text(s, 3, t->event[m->event].name);
+		bind_text(s, 4, m->name);
+		bind_real(s, 5, r->incl);
+		bind_real(s, 6, r->excl);
+		db_step_reset(w->db, s);
+	}
+	sqlite3_finalize(s);
+	free(w->rows);
+	w->rows = NULL;
+	w->nrows = w->caprows = 0;
 }
 
 static void procedure_value(void *arg, uint32_t procedure, uint32_t module, uint32_t file,
@@ -266,6 +302,7 @@ static void write_tree(sqlite3 *db, const struct ctree *t)
 					 "(?,?,?,?,?,?,?,?,?,?,?,?,?)");
 	double n = t->nthreads ? (double)t->nthreads : 1;
 
+	/* One table at a time: each insert then appends to one B-tree. */
 	for (size_t i = 0; i < t->n; i++) {
 		const struct ctx_node *node = &t->node[i];
 		sqlite3_bind_int64(c, 1, (sqlite3_int64)i + 1);
@@ -283,7 +320,9 @@ static void write_tree(sqlite3 *db, const struct ctree *t)
 		else
 			sqlite3_bind_null(c, 8);
 		db_step_reset(db, c);
-
+	}
+	progress_update("context values");
+	for (size_t i = 0; i < t->n; i++) {
 		for (size_t k = 0; k < t->nmetric; k++) {
 			const struct ctx_stat *s = ctree_stat(t, (uint32_t)i, (uint32_t)k);
 			if (s->incl == 0 && s->excl == 0)
@@ -469,8 +508,7 @@ int cmd_prof(int argc, char **argv)
 	write_identity(db, &e);
 
 	struct ctree *tree = ctree_new(&e);
-	struct writer w = { db, tree, NULL, NULL };
-	w.ctm = db_prepare(db, "INSERT INTO context_thread_metrics VALUES (?,?,?,?,?,?)");
+	struct writer w = { db, tree, NULL, 0, 0, NULL };
 	sqlite3_stmt *tm = db_prepare(db, "INSERT INTO thread_metrics VALUES (?,?,?,?)");
 	double *totals = xcalloc(tree->nmetric + 1, sizeof *totals);
 	/* experiment_load() numbered threads by process and sequence, so
@@ -492,18 +530,22 @@ int cmd_prof(int argc, char **argv)
 	progress_end();
 	free(totals);
 	sqlite3_finalize(tm);
-	sqlite3_finalize(w.ctm);
 
 	progress_start("writing");
 	progress_update("%zu contexts", tree->n);
 	write_events(db, tree);
 	write_tree(db, tree);
+	progress_update("%zu per-thread values", w.nrows);
+	write_thread_rows(&w);
+	progress_update("procedures");
 	w.proc = db_prepare(db, "INSERT INTO procedure_metrics VALUES (?,?,?,?,?,?,?)");
 	ctree_procedures(tree, procedure_value, &w);
 	sqlite3_finalize(w.proc);
 	write_modules(db, sym);
+	progress_update("indexes");
+	db_finish_load(db);
+	progress_update("committing");
 	db_exec(db, "COMMIT");
-	db_exec(db, "ANALYZE");
 	progress_end();
 	if (sqlite3_close(db) != SQLITE_OK) {
 		fprintf(stderr, "culprit: cannot finish %s\n", tmp);
