@@ -112,6 +112,37 @@ check "prof: partial unwinds stay under their own root" \
 check "prof: and are not merged into the complete paths" \
 	[ "$(sql b.db "select count(*) from contexts where procedure = '<partial unwind>' and parent_id = 1")" = 1 ]
 
+# Debug information in a separate file, found through .gnu_debuglink; and
+# code without any symbols, named module+offset rather than dropped.
+if command -v objcopy > /dev/null && command -v strip > /dev/null; then
+	cp "$PROGRAMS/leaves" split
+	objcopy --only-keep-debug split split.debug
+	strip --strip-all split
+	objcopy --add-gnu-debuglink=split.debug split
+	profile s ./split 40 > /dev/null
+	prof s
+	check "prof: debug information found through .gnu_debuglink names functions" \
+		[ "$(sql s.db "select count(*) from contexts where procedure = 'leaf_four'")" -ge 1 ]
+	check "prof: ... and source lines" \
+		[ "$(sql s.db "select count(*) from contexts where kind = 'statement' and file like '%work.h'")" -ge 1 ]
+	cp "$PROGRAMS/leaves" bare
+	strip --strip-all bare
+	profile n ./bare 40 > /dev/null
+	prof n
+	check "prof: code without symbols is named module+offset" \
+		[ "$(sql n.db "select count(*) from contexts where procedure like 'bare+0x%'")" -ge 1 ]
+	check "prof: ... and its samples are kept" \
+		at_least "$(sql n.db "select sum(exclusive) from procedure_metrics where procedure like 'bare+0x%' and metric = 'samples'")" 50
+else
+	note "objcopy or strip is missing: separate debug info is not tested"
+fi
+
+# The vdso, which exists only in memory, is named from its saved copy.
+profile v "$PROGRAMS/vdso" > /dev/null
+prof v
+check "prof: time in the vdso is named, in module [vdso]" \
+	[ "$(sql v.db "select count(*) from contexts where module = '[vdso]' and procedure like '%clock_gettime%'")" -ge 1 ]
+
 # Several directories at once; -j1 gives the same database.
 prof -o both.db m c
 check "prof: two directories make one database" [ "$(sql both.db "select count(*) from processes")" = 2 ]

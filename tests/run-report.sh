@@ -51,6 +51,13 @@ check "report: a higher threshold hides light_caller" sh -c "! grep -q light_cal
 "$CULPRIT" report --depth=3 m.db > shallow.txt
 check "report: --depth limits the tree" sh -c "! grep -q kernel shallow.txt"
 
+# A database of another event: the report shows it without being told.
+profile_e w REALTIME@1ms "$PROGRAMS/sleeper" 4 > /dev/null
+prof w
+"$CULPRIT" report w.db > rt.txt
+check "report: a REALTIME database reports realtime by default" grep -q "^realtime work in seconds" rt.txt
+check "report: ... with nap() in it" grep -q "nap" rt.txt
+
 # Bad input: one line, status 1 (2 for a usage error), no crash.
 expect() {
 	local want=$1 pat=$2 desc=$3
