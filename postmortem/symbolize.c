@@ -47,6 +47,18 @@ struct sym_module {
 	/* addresses to resolve in bulk */
 	uint64_t *want;
 	size_t nwant, capwant;
+	/* compilation units by address, for when libdw cannot find them */
+	struct cu_range *cus;
+	size_t ncus;
+	int cus_built;
+};
+
+/* A compilation unit's address range.  libdw (0.188) finds the unit of
+ * an address through .debug_aranges, which clang does not emit; this
+ * index, built from the units' own ranges, stands in for it. */
+struct cu_range {
+	uint64_t lo, hi;
+	Dwarf_Die cu;
 };
 
 struct symbolizer {
@@ -69,6 +81,7 @@ struct symbolizer *symbolizer_new(void)
 
 static void module_free(struct sym_module *m)
 {
+	free(m->cus);
 	if (m->dwfl)
 		dwfl_end(m->dwfl);
 	for (size_t i = 0; i <= m->mask && m->val; i++)
@@ -205,6 +218,64 @@ const char *sym_module_problem(struct sym_module *m)
 	return m->problem;
 }
 
+static int by_lo(const void *a, const void *b)
+{
+	const struct cu_range *x = a, *y = b;
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+static void build_cu_index(struct sym_module *m)
+{
+	Dwarf_Addr bias;
+	Dwarf *dw;
+	size_t cap = 0;
+
+	m->cus_built = 1;
+	if (!m->mod || !(dw = dwfl_module_getdwarf(m->mod, &bias)))
+		return;
+	Dwarf_Off off = 0, next;
+	size_t hsize;
+	while (dwarf_nextcu(dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+		Dwarf_Die cu;
+		if (dwarf_offdie(dw, off + hsize, &cu)) {
+			Dwarf_Addr base, lo, hi;
+			ptrdiff_t r = 0;
+			while ((r = dwarf_ranges(&cu, r, &base, &lo, &hi)) > 0) {
+				if (hi <= lo)
+					continue;
+				grow_array(&m->cus, &cap, m->ncus + 1, sizeof *m->cus);
+				m->cus[m->ncus++] = (struct cu_range){ lo + bias, hi + bias, cu };
+			}
+		}
+		off = next;
+	}
+	qsort(m->cus, m->ncus, sizeof *m->cus, by_lo);
+}
+
+/* The compilation unit containing ADDR, by libdw or by our index. */
+static Dwarf_Die *find_cu(struct sym_module *m, uint64_t addr, Dwarf_Addr *bias)
+{
+	Dwarf_Die *cu = dwfl_module_addrdie(m->mod, addr, bias);
+	if (cu)
+		return cu;
+	if (!m->cus_built)
+		build_cu_index(m);
+	size_t lo = 0, hi = m->ncus;
+	while (lo < hi) {	/* the last range starting at or below addr */
+		size_t mid = lo + (hi - lo) / 2;
+		if (m->cus[mid].lo <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo; i-- > 0 && lo - i <= 64;)	/* ranges may nest or overlap */
+		if (addr >= m->cus[i].lo && addr < m->cus[i].hi) {
+			dwfl_module_getdwarf(m->mod, bias);
+			return &m->cus[i].cu;
+		}
+	return NULL;
+}
+
 /* A function's name: its demangled linkage name when it has one, else its
  * plain name, following abstract origins and specifications. */
 static const char *die_name(Dwarf_Die *die, char **to_free)
@@ -323,7 +394,7 @@ static struct sym_result *resolve(struct sym_module *m, uint64_t addr)
 	open_module(m);
 	if (m->mod) {
 		Dwarf_Addr bias = 0;
-		Dwarf_Die *cu = dwfl_module_addrdie(m->mod, addr, &bias);
+		Dwarf_Die *cu = find_cu(m, addr, &bias);
 		Dwarf_Die *scopes = NULL;
 		int ns = cu ? dwarf_getscopes(cu, addr - bias, &scopes) : 0;
 		if (ns > 0) {
@@ -369,8 +440,17 @@ static struct sym_result *resolve(struct sym_module *m, uint64_t addr)
 			int lineno = 0;
 			const char *file = line ? dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL)
 						: NULL;
+			const char *dir = line ? dwfl_line_comp_dir(line) : NULL;
+			if (!file && cu) {
+				/* The unit's own line table, where libdw's lookup
+				 * needed the aranges the unit lacks. */
+				Dwarf_Line *dl = dwarf_getsrc_die(cu, addr - bias);
+				if (dl && dwarf_lineno(dl, &lineno) == 0)
+					file = dwarf_linesrc(dl, NULL, NULL);
+				dir = comp_dir(cu);
+			}
 			if (file && lineno > 0) {
-				fr[n - 1].file = source_path(m, dwfl_line_comp_dir(line), file);
+				fr[n - 1].file = source_path(m, dir, file);
 				fr[n - 1].line = (unsigned)lineno;
 				m->has_lines = 1;
 			}
