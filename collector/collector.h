@@ -60,7 +60,8 @@ enum {
 	COL_SAMPLES = 0,	/* samples recorded */
 	COL_WORK = 1,		/* sum of the event's measured deltas */
 	COL_IDLENESS = 2,	/* work * n_idle / n_working, blamed here */
-	COLS_PER_EVENT = 3
+	COL_IDLE_CAUSE = 3,	/* the same split by cause: 4 columns */
+	COLS_PER_EVENT = 3 + CULPRIT_IDLE_CAUSES
 };
 HIDDEN extern const char *const culprit_column_names[COLS_PER_EVENT];
 #define NCOLUMNS (culprit_config.nevents * COLS_PER_EVENT)
@@ -202,6 +203,7 @@ enum thread_counter {
 	CNT_FAULTS,		/* memory faults caught while unwinding */
 	CNT_UNKNOWN_FRAMES,	/* frames outside every known module */
 	CNT_HANDLER_NS,		/* time spent in our sample handler */
+	CNT_CAPTURES,		/* logical context records made on the thread */
 	CNT_MAX
 };
 HIDDEN extern const char *const culprit_counter_names[CNT_MAX];
@@ -222,6 +224,10 @@ struct culprit_thread {
 	struct cct cct;
 	struct sample_source src[EVENT_MAX];
 	uint64_t counter[CNT_MAX];
+	_Atomic uint64_t dropped_busy;	/* samples that came while we were capturing */
+	_Atomic(struct culprit_ctx *) ctx;	/* the record the thread's work runs under */
+	struct ctx_pool *ctx_pool;	/* where its records come from; kept with the slot */
+	void *plugin_data[4];		/* per-thread state of plugins (by plugin index) */
 	double idle_value[EVENT_MAX];	/* event value in idle samples */
 	int fallback_errno[EVENT_MAX];	/* nonzero: a timer replaced perf_event */
 	_Atomic int worker_state;	/* enum culprit_worker_state */
@@ -243,8 +249,9 @@ struct culprit_thread {
 /* The calling thread's state, or NULL if it is not sampled.
  * async-signal-safe. */
 HIDDEN struct culprit_thread *culprit_thread_self(void);
-/* Starts sampling the calling thread.  Returns its state or NULL. */
-HIDDEN struct culprit_thread *culprit_thread_begin(int is_main);
+/* Starts sampling the calling thread; COOKIES are what the plugins left at
+ * its creation (NULL: none).  Returns its state or NULL. */
+HIDDEN struct culprit_thread *culprit_thread_begin(int is_main, void *cookies[]);
 /* Stops sampling the calling thread and writes its file. */
 HIDDEN void culprit_thread_end(uint32_t reason);
 /* Moves T to CLOSING if it is live, waiting out a sample in progress on
@@ -269,10 +276,16 @@ HIDDEN void culprit_thread_signal_setup(struct culprit_thread *t);
 
 /* The handler of our sample signal.  async-signal-safe. */
 HIDDEN void culprit_sample_handler(int sig, siginfo_t *info, void *uc);
-/* Unwinds the interrupted context UC into PATH (native frames, innermost
- * first) and sets its root.  async-signal-safe. */
-HIDDEN void culprit_unwind(struct culprit_thread *t, const void *uc,
-			   struct culprit_path *path);
+/* What an unwind found out beyond its frames. */
+enum unwind_status {
+	UNWIND_COMPLETE,	/* reached the thread's root */
+	UNWIND_PARTIAL,		/* stopped short of it (no information, a fault) */
+	UNWIND_TRUNCATED,	/* deeper than the depth cap */
+};
+/* Unwinds the interrupted context UC into PATH: native frames, innermost
+ * first, culprit's own marked CULPRIT_FRAME_OURS.  async-signal-safe. */
+HIDDEN enum unwind_status culprit_unwind(struct culprit_thread *t, const void *uc,
+					 struct culprit_path *path);
 /* Prepares libunwind for this thread outside signal context and records
  * the thread's root frame.  Not async-signal-safe. */
 HIDDEN void culprit_unwind_thread_init(struct culprit_thread *t, int is_main);
@@ -281,6 +294,18 @@ HIDDEN void culprit_unwind_thread_init(struct culprit_thread *t, int is_main);
  * async-signal-safe. */
 HIDDEN void culprit_unwind_fault(void);
 HIDDEN void culprit_unwind_process_init(void);
+/* Whether IP is the outermost frame of a complete unwind of T.
+ * async-signal-safe. */
+HIDDEN int culprit_unwind_is_root(const struct culprit_thread *t, uintptr_t ip);
+
+/* ---- logical context records (context.c) --------------------------------- */
+
+/* The boundary of CTX's work in FRAME[0..N).  async-signal-safe. */
+HIDDEN int ctx_boundary(const struct culprit_ctx *ctx, const struct culprit_frame *frame, int n);
+/* Appends CTX's frames and its ancestors' to PATH; -1 when PATH filled up.
+ * async-signal-safe. */
+HIDDEN int ctx_append(const struct culprit_ctx *ctx, struct culprit_path *path);
+HIDDEN int ctx_complete(const struct culprit_ctx *ctx);
 /* Nonzero while libunwind works for the collector on this thread.
  * async-signal-safe. */
 HIDDEN int culprit_unwinder_running(void);
@@ -315,13 +340,19 @@ HIDDEN int writer_process_file(uint32_t reason, int status);
 
 HIDDEN void plugins_init(void);
 HIDDEN void plugins_fini(void);
-HIDDEN void plugins_thread_begin(void);
+HIDDEN void plugins_thread_create(void *cookies[]);
+HIDDEN void plugins_thread_begin(void *cookies[]);
+#define MAX_PLUGINS 16
 HIDDEN void plugins_thread_end(void);
 HIDDEN void plugins_fork_child(void);
 /* async-signal-safe */
 HIDDEN void plugins_logical_unwind(struct culprit_path *path);
-/* Snapshot of the worker counts.  async-signal-safe. */
-HIDDEN void workers_counts(uint32_t *workers, uint32_t *working);
+/* Snapshot of the worker counts: working workers, and idle ones by cause.
+ * async-signal-safe. */
+HIDDEN void workers_counts(uint32_t *working, uint32_t idle[CULPRIT_IDLE_CAUSES]);
+/* The calling thread's plugins, and the plugin index of OPS (for
+ * plugin_data); -1 when not active. */
+HIDDEN int plugins_index(const struct culprit_plugin *ops);
 HIDDEN void workers_thread_end(struct culprit_thread *t);
 HIDDEN void workers_fork_child(void);
 

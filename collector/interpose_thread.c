@@ -15,13 +15,14 @@
 struct start {
 	void *(*routine)(void *);
 	void *arg;
+	void *cookies[MAX_PLUGINS];	/* from the plugins, in the creator */
 };
 
 static void *trampoline(void *p)
 {
 	struct start s = *(struct start *)p;
 	free(p);
-	struct culprit_thread *t = culprit_thread_begin(0);
+	struct culprit_thread *t = culprit_thread_begin(0, s.cookies);
 	void *ret = s.routine(s.arg);
 	if (t)
 		culprit_thread_end(MFILE_END_THREAD_EXIT);
@@ -38,6 +39,7 @@ EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
 		return REAL(pthread_create)(thread, attr, routine, arg);
 	s->routine = routine;
 	s->arg = arg;
+	plugins_thread_create(s->cookies);
 	int rc = REAL(pthread_create)(thread, attr, trampoline, s);
 	if (rc != 0)
 		free(s);

@@ -8,14 +8,13 @@
  */
 #include "collector.h"
 
-#define MAX_ACTIVE 16
 
 extern const struct culprit_plugin *const __start_culprit_plugins[]
 	__attribute__((weak, visibility("hidden")));
 extern const struct culprit_plugin *const __stop_culprit_plugins[]
 	__attribute__((weak, visibility("hidden")));
 
-static const struct culprit_plugin *active[MAX_ACTIVE];
+static const struct culprit_plugin *active[MAX_PLUGINS];
 static int nactive;
 
 void plugins_init(void)
@@ -29,8 +28,12 @@ void plugins_init(void)
 			culprit_log("plugin %s was built for another collector; skipped", pl->name);
 			continue;
 		}
-		if (nactive < MAX_ACTIVE && (!pl->init || pl->init()))
+		/* Listed before init, so that init may use plugins_index(). */
+		if (nactive < MAX_PLUGINS) {
 			active[nactive++] = pl;
+			if (pl->init && !pl->init())
+				nactive--;
+		}
 	}
 }
 
@@ -41,11 +44,28 @@ void plugins_fini(void)
 			active[i]->fini();
 }
 
-void plugins_thread_begin(void)
+int plugins_index(const struct culprit_plugin *ops)
+{
+	for (int i = 0; i < nactive; i++)
+		if (active[i] == ops)
+			return i;
+	return -1;
+}
+
+void plugins_thread_create(void *cookies[])
+{
+	for (int i = 0; i < nactive; i++) {
+		cookies[i] = NULL;
+		if (active[i]->thread_create)
+			active[i]->thread_create(&cookies[i]);
+	}
+}
+
+void plugins_thread_begin(void *cookies[])
 {
 	for (int i = 0; i < nactive; i++)
 		if (active[i]->thread_begin)
-			active[i]->thread_begin();
+			active[i]->thread_begin(cookies ? cookies[i] : NULL);
 }
 
 void plugins_thread_end(void)

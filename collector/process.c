@@ -221,7 +221,7 @@ __attribute__((constructor)) static void culprit_init(void)
 	}
 	plugins_init();
 	pthread_atfork(NULL, NULL, fork_child);
-	culprit_thread_begin(1);
+	culprit_thread_begin(1, NULL);
 }
 
 __attribute__((destructor)) static void culprit_fini(void)

@@ -4,9 +4,11 @@
  *   2. drop samples that landed in the collector itself
  *   3. read the thread's worker state: idle workers add nothing to the tree
  *   4. unwind the native frames (unwind.c)
- *   5. let the plugins turn them into the logical path (plugin.c)
+ *   5. place them in their logical context: if the thread's work runs
+ *      under a record (context.c), cut the frames where the work began and
+ *      continue with the record's chain; then let plugins adjust the path
  *   6. insert the path into the thread's tree and add the metrics:
- *        work += delta, idleness += delta * n_idle / n_working
+ *        work += delta, idleness += delta * n_idle / n_working, by cause
  *
  * Everything here is async-signal-safe.  The thread's state word makes
  * the sample exclusive with the thread being written out (thread.c).
@@ -21,7 +23,44 @@ const char *const culprit_column_names[COLS_PER_EVENT] = {
 	[COL_SAMPLES] = "samples",
 	[COL_WORK] = "work",
 	[COL_IDLENESS] = "idleness",
+	[COL_IDLE_CAUSE + CULPRIT_IDLE_SERIAL] = "idleness:serial",
+	[COL_IDLE_CAUSE + CULPRIT_IDLE_BARRIER] = "idleness:barrier",
+	[COL_IDLE_CAUSE + CULPRIT_IDLE_LOCK] = "idleness:lock",
+	[COL_IDLE_CAUSE + CULPRIT_IDLE_TASKWAIT] = "idleness:taskwait",
 };
+
+/* Sets PATH's root from how its unwind ended. */
+static void set_root(struct culprit_path *path, enum unwind_status status)
+{
+	path->root_kind = status == UNWIND_COMPLETE ? MFILE_NODE_ROOT : MFILE_NODE_MARKER;
+	path->root_key = status == UNWIND_TRUNCATED ? MFILE_MARKER_TRUNCATED
+			 : status == UNWIND_PARTIAL ? MFILE_MARKER_PARTIAL : 0;
+}
+
+/* Steps 5: the native frames placed in their logical context.
+ * async-signal-safe. */
+static void place(struct culprit_thread *t, struct culprit_path *path, enum unwind_status status)
+{
+	struct culprit_ctx *ctx = atomic_load_explicit(&t->ctx, memory_order_acquire);
+	if (ctx) {
+		int b = ctx_boundary(ctx, path->frame, path->n);
+		/* Found where the work began: what lies beyond (the runtime,
+		 * even an unwind that failed out there) no longer matters. */
+		if (b < path->n || status == UNWIND_COMPLETE) {
+			path->n = b;
+			status = ctx_append(ctx, path) < 0 ? UNWIND_TRUNCATED
+				 : ctx_complete(ctx) ? UNWIND_COMPLETE : UNWIND_PARTIAL;
+		}
+	}
+	set_root(path, status);
+	plugins_logical_unwind(path);
+	/* Our own frames have served; they are not the program's. */
+	int k = 0;
+	for (int i = 0; i < path->n; i++)
+		if (!(path->frame[i].flags & CULPRIT_FRAME_OURS))
+			path->frame[k++] = path->frame[i];
+	path->n = k;
+}
 
 /* Inserts PATH below its root and returns the leaf node, or CCT_NONE when
  * the tree is full.  The previous sample's path is remembered root first;
@@ -99,7 +138,7 @@ static void record(struct culprit_thread *t, const ucontext_t *uc, int ev, uint6
 		return;
 	}
 
-	int state = atomic_load_explicit(&t->worker_state, memory_order_relaxed);
+	int state = atomic_load_explicit(&t->worker_state, memory_order_relaxed) & 0xf;
 	if (state == CULPRIT_IDLE) {
 		t->counter[CNT_IDLE]++;
 		t->idle_value[ev] += (double)value;
@@ -113,8 +152,7 @@ static void record(struct culprit_thread *t, const ucontext_t *uc, int ev, uint6
 		.root_kind = MFILE_NODE_ROOT,
 		.ucontext = uc,
 	};
-	culprit_unwind(t, uc, &path);
-	plugins_logical_unwind(&path);
+	place(t, &path, culprit_unwind(t, uc, &path));
 
 	uint32_t leaf = insert_path(t, &path);
 	if (leaf == CCT_NONE) {
@@ -129,10 +167,15 @@ static void record(struct culprit_thread *t, const ucontext_t *uc, int ev, uint6
 	m[COL_SAMPLES] += 1;
 	m[COL_WORK] += (double)value;
 	if (state == CULPRIT_WORKING) {
-		uint32_t workers, working;
-		workers_counts(&workers, &working);
-		if (working > 0 && workers > working)
-			m[COL_IDLENESS] += (double)value * (workers - working) / working;
+		uint32_t working, idle[CULPRIT_IDLE_CAUSES];
+		workers_counts(&working, idle);
+		if (working > 0)
+			for (int c = 0; c < CULPRIT_IDLE_CAUSES; c++) {
+				/* The total is the sum of the parts, exactly. */
+				double blame = (double)value * idle[c] / working;
+				m[COL_IDLE_CAUSE + c] += blame;
+				m[COL_IDLENESS] += blame;
+			}
 	}
 	t->counter[CNT_SAMPLES]++;
 }
@@ -161,7 +204,10 @@ void culprit_sample_handler(int sig, siginfo_t *info, void *ucv)
 	t->wakeups++;
 	int expected = THREAD_LIVE;
 	if (!atomic_compare_exchange_strong(&t->state, &expected, THREAD_BUSY)) {
-		/* Being written out: its counters are final. */
+		/* Capturing a context (context.c), or being written out (its
+		 * counters are final then). */
+		if (expected == THREAD_BUSY)
+			atomic_fetch_add_explicit(&t->dropped_busy, 1, memory_order_relaxed);
 		errno = saved_errno;
 		return;
 	}

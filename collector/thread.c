@@ -56,10 +56,14 @@ struct culprit_thread *culprit_thread_list(void)
 static void reset_slot(struct culprit_thread *t)
 {
 	struct culprit_thread *next = t->next;
+	/* Records from the pool may outlive the thread; the pool stays with
+	 * the slot and serves the next thread in it. */
+	struct ctx_pool *pool = t->ctx_pool;
 	/* The scratch arrays stay zero between samples (unwind.c relies on
 	 * raw[] being zero), so clear everything but the link. */
 	memset((char *)t + sizeof t->state, 0, sizeof *t - sizeof t->state);
 	t->next = next;
+	t->ctx_pool = pool;
 	t->creator_seq = MFILE_NONE;
 	t->creator_node = MFILE_NONE;
 	for (int i = 0; i < EVENT_MAX; i++)
@@ -144,7 +148,7 @@ static void open_sources(struct culprit_thread *t)
 	}
 }
 
-struct culprit_thread *culprit_thread_begin(int is_main)
+struct culprit_thread *culprit_thread_begin(int is_main, void *cookies[])
 {
 	if (!culprit_config.active || atomic_load(&culprit_process.finishing))
 		return NULL;
@@ -163,7 +167,9 @@ struct culprit_thread *culprit_thread_begin(int is_main)
 	if (exit_key_ok)
 		pthread_setspecific(exit_key, t);
 	culprit_thread_signal_setup(t);
-	plugins_thread_begin();
+	atomic_store(&t->state, THREAD_LIVE);	/* plugins may capture contexts */
+	plugins_thread_begin(cookies);
+	atomic_store(&t->state, THREAD_SETUP);
 	atomic_fetch_add(&culprit_process.threads_measured, 1);
 	atomic_store(&t->state, THREAD_LIVE);
 	open_sources(t);
@@ -232,6 +238,7 @@ void culprit_thread_end(uint32_t reason)
 	prctl(PR_GET_NAME, t->name, 0, 0, 0);
 	plugins_thread_end();
 	workers_thread_end(t);
+	culprit_ctx_release(culprit_ctx_set(NULL));
 	if (culprit_thread_claim(t)) {
 		culprit_thread_close(t, reason);
 	} else if (atomic_load(&t->state) != THREAD_CLOSED) {
@@ -295,7 +302,7 @@ void culprit_thread_fork_child(void)
 	void *alt = me->altstack;
 	atomic_store(&me->state, THREAD_FREE);
 	self = NULL;
-	me = culprit_thread_begin(1);
+	me = culprit_thread_begin(1, NULL);
 	if (me) {
 		if (!was_main)
 			me->root_ip = root;

@@ -79,21 +79,17 @@ void culprit_unwind_fault(void)
 	}
 }
 
-static int is_root(const struct culprit_thread *t, uintptr_t ip)
+/* async-signal-safe */
+int culprit_unwind_is_root(const struct culprit_thread *t, uintptr_t ip)
 {
 	if (t->root_ip)
 		return ip == t->root_ip;
 	return ip - culprit_process.entry < ENTRY_SPAN;
 }
 
-static int in_collector(uintptr_t ip)
-{
-	return ip - culprit_process.text_start <
-	       culprit_process.text_end - culprit_process.text_start;
-}
-
 /* async-signal-safe */
-void culprit_unwind(struct culprit_thread *t, const void *ucv, struct culprit_path *path)
+enum unwind_status culprit_unwind(struct culprit_thread *t, const void *ucv,
+				  struct culprit_path *path)
 {
 	const ucontext_t *uc = ucv;
 	uintptr_t pc = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
@@ -122,40 +118,30 @@ void culprit_unwind(struct culprit_thread *t, const void *ucv, struct culprit_pa
 		/* The unwinder did not get past the signal frame. */
 		path->frame[0] = (struct culprit_frame){ pc, 0, MFILE_NODE_FRAME, MFILE_NODE_EXACT };
 		path->n = 1;
-		path->root_kind = MFILE_NODE_MARKER;
-		path->root_key = MFILE_MARKER_PARTIAL;
 		memset(raw, 0, (size_t)n * sizeof *raw);
-		return;
+		return UNWIND_PARTIAL;
 	}
 
 	int max = path->max;
 	int truncated = 0;
 	for (int i = k; i < n; i++) {
 		uintptr_t ip = (uintptr_t)raw[i];
-		/* Our own wrappers (the thread trampoline, say) are not part of
-		 * the program's context. */
-		if (i > k && in_collector(ip))
-			continue;
 		if (path->n == max) {
 			truncated = 1;
 			break;
 		}
-		path->frame[path->n++] = (struct culprit_frame){
-			ip, 0, MFILE_NODE_FRAME, (uint8_t)(i == k ? MFILE_NODE_EXACT : 0)
-		};
+		uint8_t flags = i == k ? MFILE_NODE_EXACT : 0;
+		/* Our own frames (the thread trampoline, say) stay for now:
+		 * they mark where work handed to us began. */
+		if (i > k && culprit_in_collector(ip))
+			flags |= CULPRIT_FRAME_OURS;
+		path->frame[path->n++] = (struct culprit_frame){ ip, 0, MFILE_NODE_FRAME, flags };
 	}
 	if (n == cap)
 		truncated = 1;
-
-	if (truncated) {
-		path->root_kind = MFILE_NODE_MARKER;
-		path->root_key = MFILE_MARKER_TRUNCATED;
-	} else if (faulted || !is_root(t, (uintptr_t)raw[n - 1])) {
-		path->root_kind = MFILE_NODE_MARKER;
-		path->root_key = MFILE_MARKER_PARTIAL;
-	} else {
-		path->root_kind = MFILE_NODE_ROOT;
-		path->root_key = 0;
-	}
+	enum unwind_status status = truncated ? UNWIND_TRUNCATED
+				    : faulted || !culprit_unwind_is_root(t, (uintptr_t)raw[n - 1])
+				    ? UNWIND_PARTIAL : UNWIND_COMPLETE;
 	memset(raw, 0, (size_t)n * sizeof *raw);
+	return status;
 }

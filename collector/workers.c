@@ -1,60 +1,72 @@
 /* workers.c - process-wide worker counts for idleness.
  *
  * Runtimes (through plugins or the runtime API) declare which threads are
- * workers and whether each is working or idle.  Both counts live in one
- * 64-bit word (workers << 32 | working) so that a sample reads a
- * consistent pair with one load.  Lock-free and async-signal-safe.
+ * workers and whether each is working, or idle and why.  All counts live in
+ * one 64-bit word, so that a sample reads a consistent set with one load:
+ *
+ *   bits 48..63  working workers
+ *   bits  0..47  idle workers, 12 bits per cause (enum culprit_idle_cause)
+ *
+ * Lock-free and async-signal-safe.
  */
 #include "collector.h"
 
+#define WORKING_SHIFT 48
+#define CAUSE_BITS 12
+#define CAUSE_MASK ((1u << CAUSE_BITS) - 1)
+
 static _Atomic uint64_t counts;
 
-static uint64_t delta(int old, int new)
+/* A thread's state word: the state in the low 4 bits, the cause above. */
+static int pack(int state, int cause)
 {
-	int64_t dw = (new != CULPRIT_NOT_WORKER) - (old != CULPRIT_NOT_WORKER);
-	int64_t dk = (new == CULPRIT_WORKING) - (old == CULPRIT_WORKING);
-	return (uint64_t)(dw * ((int64_t)1 << 32) + dk);
+	return state | cause << 4;
+}
+
+static uint64_t contribution(int packed)
+{
+	int state = packed & 0xf, cause = packed >> 4;
+	if (state == CULPRIT_WORKING)
+		return (uint64_t)1 << WORKING_SHIFT;
+	if (state == CULPRIT_IDLE)
+		return (uint64_t)1 << (CAUSE_BITS * cause);
+	return 0;
+}
+
+static void change(struct culprit_thread *t, int packed)
+{
+	int old = atomic_exchange(&t->worker_state, packed);
+	if (old != packed)
+		atomic_fetch_add(&counts, contribution(packed) - contribution(old));
 }
 
 /* async-signal-safe */
-void culprit_worker_set_state(enum culprit_worker_state state)
+void culprit_worker_set(enum culprit_worker_state state, enum culprit_idle_cause cause)
 {
 	struct culprit_thread *t = culprit_thread_self();
 
-	if (!t || state > CULPRIT_IDLE)
+	if (!t || state > CULPRIT_IDLE || cause >= CULPRIT_IDLE_CAUSES)
 		return;
-	int old = atomic_exchange(&t->worker_state, (int)state);
-	if (old != (int)state)
-		atomic_fetch_add(&counts, delta(old, (int)state));
+	change(t, pack(state, state == CULPRIT_IDLE ? cause : 0));
 }
 
 /* async-signal-safe */
-enum culprit_worker_state culprit_worker_state(void)
-{
-	struct culprit_thread *t = culprit_thread_self();
-	return t ? (enum culprit_worker_state)atomic_load(&t->worker_state)
-		 : CULPRIT_NOT_WORKER;
-}
-
-/* async-signal-safe */
-void workers_counts(uint32_t *workers, uint32_t *working)
+void workers_counts(uint32_t *working, uint32_t idle[CULPRIT_IDLE_CAUSES])
 {
 	uint64_t v = atomic_load_explicit(&counts, memory_order_relaxed);
-	*workers = (uint32_t)(v >> 32);
-	*working = (uint32_t)v;
+	*working = (uint32_t)(v >> WORKING_SHIFT);
+	for (int c = 0; c < CULPRIT_IDLE_CAUSES; c++)
+		idle[c] = (uint32_t)(v >> (CAUSE_BITS * c)) & CAUSE_MASK;
 }
 
 void workers_thread_end(struct culprit_thread *t)
 {
-	int old = atomic_exchange(&t->worker_state, CULPRIT_NOT_WORKER);
-	if (old != CULPRIT_NOT_WORKER)
-		atomic_fetch_add(&counts, delta(old, CULPRIT_NOT_WORKER));
+	change(t, CULPRIT_NOT_WORKER);
 }
 
 void workers_fork_child(void)
 {
 	/* Only the forking thread survives; count it alone. */
 	struct culprit_thread *t = culprit_thread_self();
-	int s = t ? atomic_load(&t->worker_state) : CULPRIT_NOT_WORKER;
-	atomic_store(&counts, delta(CULPRIT_NOT_WORKER, s));
+	atomic_store(&counts, t ? contribution(atomic_load(&t->worker_state)) : 0);
 }

@@ -78,6 +78,11 @@ counter() {
 		/^counters/ { for (i = 2; i <= NF; i++) { split($i, kv, "="); if (kv[1] == n) print kv[2] } }'
 }
 
+# column FILE NAME: the --tsv column of metric NAME ("realtime:work").
+column() {
+	"$CULPRIT" dump --tsv "$1" | awk -F'\t' -v n="$2" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == n) print i; exit }'
+}
+
 # exclusive FILE FUNCTION [COLUMN]: exclusive samples (or COLUMN, default
 # the first event's samples) at frames of FUNCTION.
 exclusive() {

@@ -15,10 +15,8 @@ for ev in "cputime *ns *perf_event" "realtime *ns *real-timer" "perf::cpu-clock 
 	check "three events: the process file lists '$ev'" sh -c "\"$CULPRIT\" dump '$p' | grep -Eq '^ *[0-9]+ +$ev'"
 done
 f=$(one_file m/leaves-*-t0.thread)
-# Columns: 10-12 cputime, 13-15 realtime, 16-18 perf::cpu-clock.
-for c in 10:cputime 13:realtime 16:perf::cpu-clock; do
-	col=${c%%:*}
-	ev=${c#*:}
+for ev in cputime realtime perf::cpu-clock; do
+	col=$(column "$f" "$ev:samples")
 	all=$(total "$f" "$col")
 	four=$(percent "$(exclusive "$f" leaf_four "$col")" "$all")
 	note "$ev: $all samples, leaf_four $four%"

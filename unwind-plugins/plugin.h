@@ -1,25 +1,36 @@
 /* plugin.h - the interface between the collector core and unwind plugins.
  *
- * The core samples a thread, unwinds its native frames into a culprit_path
- * and then gives every active plugin the chance to rewrite that path into
- * the *logical* calling context: to elide runtime frames, to replace the
- * outer part of the path with the context that created a task or a thread
- * (a REF root), or to insert source-level frames of an interpreted language
- * (LOGICAL frames).  Plugins also keep the worker counts that idleness is
- * computed from (see culprit_workers_* below).
+ * The core samples a thread and unwinds its native frames into a
+ * culprit_path.  Parallel runtimes scatter a program's calling context over
+ * threads: a worker's stack starts in the runtime's scheduler, not in the
+ * code that created the work it runs.  Logical context records put it back
+ * together:
  *
- * A plugin is a folder under unwind-plugins/ whose code fills a
- * struct culprit_plugin and registers it with CULPRIT_PLUGIN(); the core
- * finds registered plugins through a linker section, so adding a plugin
- * changes no core file.  NULL hooks mean "not supported".  The ABI is
- * internal to one build of culprit and versioned with the collector.
+ *   - When work is created (a thread, a parallel region, a task), the
+ *     plugin captures a *record* of the creating context: the creator's
+ *     frames from the creation call out to where the creator's own work
+ *     began, and a reference to the record the creator itself runs under.
+ *   - While a thread runs that work, the record is the thread's current
+ *     context (culprit_ctx_set).
+ *   - A sample keeps the native frames of the work itself, cut where the
+ *     work was entered from the runtime (the record's boundary rule), and
+ *     continues with the record's frames, its parent's, and so on: the
+ *     full logical path from main, whatever thread the work ran on.
+ *
+ * Plugins also keep the worker counts that idleness is computed from.
+ *
+ * A plugin is a folder under unwind-plugins/ whose code fills a struct
+ * culprit_plugin and registers it with CULPRIT_PLUGIN(); the core finds
+ * registered plugins through a linker section, so adding a plugin changes
+ * no core file.  NULL hooks mean "not supported".  The ABI is internal to
+ * one build of culprit and versioned with the collector.
  */
 #ifndef CULPRIT_PLUGIN_H
 #define CULPRIT_PLUGIN_H
 
 #include <stdint.h>
 
-#define CULPRIT_PLUGIN_ABI 1
+#define CULPRIT_PLUGIN_ABI 2
 
 /* One element of a path.  Native frames carry an address, which the core
  * maps to (module, offset) when it inserts the path; logical frames carry
@@ -28,14 +39,55 @@ struct culprit_frame {
 	uint64_t addr;		/* FRAME: instruction address; LOGICAL: key */
 	uint32_t module;	/* LOGICAL only: the plugin's namespace */
 	uint8_t kind;		/* MFILE_NODE_FRAME or MFILE_NODE_LOGICAL */
-	uint8_t flags;		/* MFILE_NODE_EXACT for an interrupted instruction */
+	uint8_t flags;		/* MFILE_NODE_EXACT, CULPRIT_FRAME_OURS */
 };
+
+/* A frame in the collector's own code (a trampoline, a wrapper).  Kept
+ * while boundaries are found, removed before the path is stored. */
+#define CULPRIT_FRAME_OURS 0x80
+
+/* Where the work a record roots was entered, in native frames sampled
+ * inside it (innermost first): the index of the first frame that is not
+ * part of the work, or N when all are. */
+typedef int (*culprit_boundary_fn)(const struct culprit_frame *frame, int n);
+
+/* The default boundary: the innermost frame of the collector's own code,
+ * such as the trampoline a thread or an API task starts in. */
+int culprit_boundary_collector(const struct culprit_frame *frame, int n);
+
+/* A logical context record; plugins use it through the functions below. */
+struct culprit_ctx;
+
+/* Don't-switch flag: work that runs inside its creator's native frames
+ * (an OpenMP undeferred task) needs no record of its own to be placed. */
+#define CULPRIT_CTX_INLINE 0x1
+
+/* Captures the calling thread's logical context here: its native frames,
+ * skipping culprit's own and then, at the innermost end, those RUNTIME
+ * says belong to the runtime (NULL: none), out to the boundary of the
+ * record the thread currently runs under, and that record as the parent.
+ * BOUNDARY is the rule for work rooted at the new record.  Returns a
+ * record holding one reference, or NULL (not a sampled thread, no memory).
+ * Not for signal handlers. */
+struct culprit_ctx *culprit_ctx_capture(int (*runtime)(uint64_t addr),
+					culprit_boundary_fn boundary, unsigned flags);
+/* Reference counting; a record lives while referenced.  Any thread.
+ * async-signal-safe. */
+void culprit_ctx_hold(struct culprit_ctx *ctx);
+void culprit_ctx_release(struct culprit_ctx *ctx);
+unsigned culprit_ctx_flags(const struct culprit_ctx *ctx);
+/* The calling thread's current record (NULL: none), and setting it; the
+ * caller keeps the reference counts right.  async-signal-safe. */
+struct culprit_ctx *culprit_ctx_get(void);
+struct culprit_ctx *culprit_ctx_set(struct culprit_ctx *ctx);
+
+/* Whether ADDR is in culprit's own code.  async-signal-safe. */
+int culprit_in_collector(uint64_t addr);
 
 /* A calling context, innermost frame first, below a root.  The root is the
  * thread's own root (MFILE_NODE_ROOT), a marker for paths that could not
  * be completed (MFILE_NODE_MARKER, root_key = enum mfile_marker), or a
- * logical root in another thread's tree (MFILE_NODE_REF, root_key = thread
- * seq << 32 | node). */
+ * logical root in another thread's tree (MFILE_NODE_REF). */
 struct culprit_path {
 	struct culprit_frame *frame;	/* frame[0] is the innermost */
 	int n;				/* frames in use */
@@ -45,11 +97,20 @@ struct culprit_path {
 	const void *ucontext;		/* the interrupted context (ucontext_t) */
 };
 
-/* Worker states a thread can be in, as runtimes declare them. */
+/* Worker states, as runtimes declare them. */
 enum culprit_worker_state {
 	CULPRIT_NOT_WORKER = 0,	/* not part of a worker pool: never idle */
 	CULPRIT_WORKING = 1,	/* a worker running user code */
-	CULPRIT_IDLE = 2,	/* a worker waiting for work */
+	CULPRIT_IDLE = 2,	/* a worker waiting; see the cause */
+};
+
+/* Why an idle worker waits. */
+enum culprit_idle_cause {
+	CULPRIT_IDLE_SERIAL = 0,	/* no parallel work exists: serial code runs */
+	CULPRIT_IDLE_BARRIER = 1,	/* waiting for others at a barrier: imbalance */
+	CULPRIT_IDLE_LOCK = 2,		/* waiting for a lock or critical section */
+	CULPRIT_IDLE_TASKWAIT = 3,	/* waiting for child tasks */
+	CULPRIT_IDLE_CAUSES = 4
 };
 
 struct culprit_plugin {
@@ -57,18 +118,22 @@ struct culprit_plugin {
 	unsigned abi;		/* CULPRIT_PLUGIN_ABI */
 
 	/* Process start, before any thread is sampled.  Returns nonzero to
-	 * take part in this process (for example when its runtime is loaded). */
+	 * take part in this process. */
 	int (*init)(void);
 	/* Process end, before the measurement files are written. */
 	void (*fini)(void);
-	/* In a new thread, before it is sampled; and as it ends. */
-	void (*thread_begin)(void);
+	/* In a thread about to create another (pthread_create): *COOKIE is
+	 * handed to thread_begin in the new thread. */
+	void (*thread_create)(void **cookie);
+	/* In a new thread, before it is sampled (COOKIE NULL for the main
+	 * thread); and as it ends. */
+	void (*thread_begin)(void *cookie);
 	void (*thread_end)(void);
 	/* In the child of fork(), which has only the forking thread. */
 	void (*fork_child)(void);
 
-	/* async-signal-safe: rewrite PATH in place into the logical context.
-	 * Runs for every sample of a working thread. */
+	/* async-signal-safe: adjust PATH after the core has placed it in its
+	 * logical context.  Runs for every sample of a working thread. */
 	void (*logical_unwind)(struct culprit_path *path);
 };
 
@@ -76,11 +141,10 @@ struct culprit_plugin {
 	static const struct culprit_plugin *const culprit_plugin_entry_##ops \
 		__attribute__((used, section("culprit_plugins"))) = &(ops)
 
-/* Worker accounting, for plugins and the runtime API.  The collector keeps
- * process-wide counts of workers and of working workers; a sample in a
- * working thread is charged idleness = value * n_idle / n_working.
- * All async-signal-safe and lock-free. */
-void culprit_worker_set_state(enum culprit_worker_state state);
-enum culprit_worker_state culprit_worker_state(void);
+/* Worker accounting.  The collector keeps process-wide counts of working
+ * workers and of idle workers by cause; a sample in a working worker adds
+ * idleness = value * n_idle / n_working, split by cause.  A thread that
+ * declares nothing is not a worker.  Lock-free and async-signal-safe. */
+void culprit_worker_set(enum culprit_worker_state state, enum culprit_idle_cause cause);
 
 #endif

@@ -1,0 +1,247 @@
+/* context.c - logical context records: where work running on a thread was
+ * created (see plugin.h for the idea).
+ *
+ * A record is immutable once made, so any thread's sample handler may read
+ * the chain of records its current work runs under.  Records are reference
+ * counted: the work running under a record holds one reference, and every
+ * record holds one on its parent, so a chain outlives its use.  They come
+ * from per-thread pools of mmap'd memory in size classes; a record freed on
+ * another thread goes back to its owner through a lock-free stack.  No
+ * malloc, no locks: OpenMP creates records millions of times a second, and
+ * handlers read them.
+ */
+#define _GNU_SOURCE
+#define UNW_LOCAL_ONLY
+#include "collector.h"
+
+#include <libunwind.h>
+#include <string.h>
+
+#define CHUNK_SIZE (256 * 1024)
+#define MIN_FRAMES 8		/* size classes: 8, 16, ... 512 frames */
+#define NCLASSES 7
+
+struct culprit_ctx {
+	_Atomic uint32_t refs;
+	uint16_t nframes;	/* frames used */
+	uint8_t size_class;
+	uint8_t complete;	/* the chain ends at a thread's real root */
+	uint8_t flags;		/* CULPRIT_CTX_* */
+	culprit_boundary_fn boundary;
+	struct culprit_ctx *parent;
+	struct ctx_pool *pool;	/* where it returns when freed */
+	struct culprit_ctx *next_free;
+	uint64_t frame[];	/* creation frames, innermost first: return addresses */
+};
+
+struct ctx_pool {
+	struct culprit_ctx *free[NCLASSES];		/* owner only */
+	_Atomic(struct culprit_ctx *) remote;		/* freed by others */
+	unsigned char *chunk;
+	size_t used;
+};
+
+static size_t class_bytes(int c)
+{
+	return sizeof(struct culprit_ctx) + ((size_t)MIN_FRAMES << c) * sizeof(uint64_t);
+}
+
+static int class_for(int nframes)
+{
+	int c = 0;
+	while (c < NCLASSES - 1 && (MIN_FRAMES << c) < nframes)
+		c++;
+	return c;
+}
+
+/* The calling thread's pool (made on first use).  Not in handlers. */
+static struct ctx_pool *my_pool(struct culprit_thread *t)
+{
+	if (!t->ctx_pool) {
+		struct ctx_pool *p = culprit_map(sizeof *p);
+		if (!p)
+			return NULL;
+		t->ctx_pool = p;
+	}
+	return t->ctx_pool;
+}
+
+static struct culprit_ctx *pool_alloc(struct ctx_pool *p, int c)
+{
+	struct culprit_ctx *r = p->free[c];
+	if (!r && atomic_load_explicit(&p->remote, memory_order_relaxed)) {
+		/* Take everything others returned, sorted into our lists. */
+		struct culprit_ctx *list = atomic_exchange(&p->remote, NULL);
+		while (list) {
+			struct culprit_ctx *next = list->next_free;
+			list->next_free = p->free[list->size_class];
+			p->free[list->size_class] = list;
+			list = next;
+		}
+		r = p->free[c];
+	}
+	if (r) {
+		p->free[c] = r->next_free;
+		return r;
+	}
+	size_t need = class_bytes(c);
+	if (!p->chunk || p->used + need > CHUNK_SIZE) {
+		/* The rest of an old chunk is given up: chunks are never freed,
+		 * since records from them may still be referenced. */
+		p->chunk = culprit_map(CHUNK_SIZE);
+		p->used = 0;
+		if (!p->chunk)
+			return NULL;
+	}
+	r = (struct culprit_ctx *)(p->chunk + p->used);
+	p->used += (need + 15) & ~(size_t)15;
+	return r;
+}
+
+/* async-signal-safe */
+void culprit_ctx_hold(struct culprit_ctx *ctx)
+{
+	if (ctx)
+		atomic_fetch_add_explicit(&ctx->refs, 1, memory_order_relaxed);
+}
+
+/* async-signal-safe */
+void culprit_ctx_release(struct culprit_ctx *ctx)
+{
+	while (ctx && atomic_fetch_sub_explicit(&ctx->refs, 1, memory_order_acq_rel) == 1) {
+		struct culprit_ctx *parent = ctx->parent;
+		struct ctx_pool *p = ctx->pool;
+		struct culprit_ctx *head = atomic_load_explicit(&p->remote, memory_order_relaxed);
+		do
+			ctx->next_free = head;
+		while (!atomic_compare_exchange_weak(&p->remote, &head, ctx));
+		ctx = parent;	/* its reference on the parent goes too */
+	}
+}
+
+unsigned culprit_ctx_flags(const struct culprit_ctx *ctx)
+{
+	return ctx ? ctx->flags : 0;
+}
+
+/* async-signal-safe */
+struct culprit_ctx *culprit_ctx_get(void)
+{
+	struct culprit_thread *t = culprit_thread_self();
+	return t ? atomic_load_explicit(&t->ctx, memory_order_acquire) : NULL;
+}
+
+/* async-signal-safe */
+struct culprit_ctx *culprit_ctx_set(struct culprit_ctx *ctx)
+{
+	struct culprit_thread *t = culprit_thread_self();
+	if (!t)
+		return NULL;
+	return atomic_exchange_explicit(&t->ctx, ctx, memory_order_acq_rel);
+}
+
+/* async-signal-safe */
+int culprit_in_collector(uint64_t addr)
+{
+	return addr - culprit_process.text_start <
+	       culprit_process.text_end - culprit_process.text_start;
+}
+
+/* async-signal-safe */
+int culprit_boundary_collector(const struct culprit_frame *frame, int n)
+{
+	for (int i = 1; i < n; i++)
+		if (frame[i].flags & CULPRIT_FRAME_OURS)
+			return i;
+	return n;
+}
+
+/* async-signal-safe */
+int ctx_boundary(const struct culprit_ctx *ctx, const struct culprit_frame *frame, int n)
+{
+	return ctx->boundary ? ctx->boundary(frame, n) : culprit_boundary_collector(frame, n);
+}
+
+/* async-signal-safe */
+int ctx_append(const struct culprit_ctx *ctx, struct culprit_path *path)
+{
+	for (; ctx; ctx = ctx->parent)
+		for (int i = 0; i < ctx->nframes; i++) {
+			if (path->n == path->max)
+				return -1;
+			path->frame[path->n++] = (struct culprit_frame){
+				ctx->frame[i], 0, MFILE_NODE_FRAME, 0
+			};
+		}
+	return 0;
+}
+
+/* async-signal-safe */
+int ctx_complete(const struct culprit_ctx *ctx)
+{
+	return ctx->complete;
+}
+
+struct culprit_ctx *culprit_ctx_capture(int (*runtime)(uint64_t addr),
+					culprit_boundary_fn boundary, unsigned flags)
+{
+	struct culprit_thread *t = culprit_thread_self();
+	if (!t)
+		return NULL;
+	/* Our sample handler also uses libunwind's per-thread cache and the
+	 * thread's scratch arrays: keep it out while we are at it. */
+	int expected = THREAD_LIVE;
+	if (!atomic_compare_exchange_strong(&t->state, &expected, THREAD_BUSY))
+		return NULL;
+
+	struct ctx_pool *pool = my_pool(t);
+	struct culprit_ctx *cur = atomic_load(&t->ctx);
+	struct culprit_frame *f = t->frame;
+	void **raw = t->raw;
+	int cap = (int)culprit_config.max_depth;
+	int n = unw_backtrace(raw, cap);
+	for (int i = 0; i < n; i++)
+		f[i] = (struct culprit_frame){
+			(uintptr_t)raw[i], 0, MFILE_NODE_FRAME,
+			(uint8_t)(culprit_in_collector((uintptr_t)raw[i]) ? CULPRIT_FRAME_OURS : 0)
+		};
+	int complete = cur ? cur->complete : n < cap && n > 0 && culprit_unwind_is_root(t, (uintptr_t)raw[n - 1]);
+	memset(raw, 0, (size_t)n * sizeof *raw);
+
+	/* Innermost: us, then the runtime's own creation machinery. */
+	int first = 0;
+	while (first < n && (f[first].flags & CULPRIT_FRAME_OURS))
+		first++;
+	while (runtime && first < n && runtime(f[first].addr))
+		first++;
+	int end = cur ? ctx_boundary(cur, f, n) : n;
+	if (end < first)
+		end = first;
+	int count = 0;
+	for (int i = first; i < end; i++)
+		count += !(f[i].flags & CULPRIT_FRAME_OURS);
+
+	struct culprit_ctx *r = NULL;
+	int c = class_for(count);
+	if (pool && count <= (MIN_FRAMES << (NCLASSES - 1)))
+		r = pool_alloc(pool, c);
+	if (r) {
+		atomic_init(&r->refs, 1);
+		r->size_class = (uint8_t)c;
+		r->pool = pool;
+		r->flags = (uint8_t)flags;
+		r->boundary = boundary;
+		r->complete = (uint8_t)complete;
+		r->nframes = 0;
+		for (int i = first; i < end; i++)
+			if (!(f[i].flags & CULPRIT_FRAME_OURS))
+				r->frame[r->nframes++] = f[i].addr;
+		culprit_ctx_hold(cur);
+		r->parent = cur;
+		r->next_free = NULL;
+	}
+	t->counter[CNT_CAPTURES]++;
+	expected = THREAD_BUSY;
+	atomic_compare_exchange_strong(&t->state, &expected, THREAD_LIVE);
+	return r;
+}

@@ -1,0 +1,35 @@
+/* pthreads.c - the pthreads plugin: a thread's work belongs under the call
+ * that created it.
+ *
+ * When a thread calls pthread_create(), the creator's logical context is
+ * captured there; the new thread runs under that record.  Its samples keep
+ * their native frames down to the thread's start routine (the boundary is
+ * culprit's thread trampoline, which calls it) and continue with the
+ * creator's path: main -> ... -> spawner -> worker -> ..., never
+ * clone -> start_thread -> worker. */
+#include "plugin.h"
+
+#include <stddef.h>
+
+static void thread_create(void **cookie)
+{
+	/* Frames from pthread_create's caller out to where the creator's own
+	 * work began; culprit's wrapper frames are skipped. */
+	*cookie = culprit_ctx_capture(NULL, culprit_boundary_collector, 0);
+}
+
+static void thread_begin(void *cookie)
+{
+	/* The reference the creator took passes to this thread, which gives
+	 * it back as it ends (the core releases the current record). */
+	if (cookie)
+		culprit_ctx_release(culprit_ctx_set(cookie));
+}
+
+static const struct culprit_plugin pthreads_plugin = {
+	.name = "pthreads",
+	.abi = CULPRIT_PLUGIN_ABI,
+	.thread_create = thread_create,
+	.thread_begin = thread_begin,
+};
+CULPRIT_PLUGIN(pthreads_plugin);
