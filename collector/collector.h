@@ -300,12 +300,17 @@ HIDDEN int culprit_unwind_is_root(const struct culprit_thread *t, uintptr_t ip);
 
 /* ---- logical context records (context.c) --------------------------------- */
 
-/* The boundary of CTX's work in FRAME[0..N).  async-signal-safe. */
-HIDDEN int ctx_boundary(const struct culprit_ctx *ctx, const struct culprit_frame *frame, int n);
+/* The boundary of CTX's work in FRAME[0..N) (see culprit_boundary_fn).
+ * async-signal-safe. */
+HIDDEN int ctx_boundary(const struct culprit_ctx *ctx, const struct culprit_frame *frame, int n,
+			int partial);
 /* Appends CTX's frames and its ancestors' to PATH; -1 when PATH filled up.
  * async-signal-safe. */
 HIDDEN int ctx_append(const struct culprit_ctx *ctx, struct culprit_path *path);
 HIDDEN int ctx_complete(const struct culprit_ctx *ctx);
+/* culprit_ctx_capture, also skipping SKIP frames after the runtime's. */
+HIDDEN struct culprit_ctx *ctx_capture(int (*runtime)(uint64_t addr), int skip,
+				       culprit_boundary_fn boundary, unsigned flags);
 /* Nonzero while libunwind works for the collector on this thread.
  * async-signal-safe. */
 HIDDEN int culprit_unwinder_running(void);

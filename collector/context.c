@@ -19,6 +19,7 @@
 
 #define CHUNK_SIZE (256 * 1024)
 #define MIN_FRAMES 8		/* size classes: 8, 16, ... 512 frames */
+#define CAPTURE_FIRST 16	/* frames a capture under a record looks at first */
 #define NCLASSES 7
 
 struct culprit_ctx {
@@ -140,6 +141,11 @@ struct culprit_ctx *culprit_ctx_set(struct culprit_ctx *ctx)
 	return atomic_exchange_explicit(&t->ctx, ctx, memory_order_acq_rel);
 }
 
+int culprit_collecting(void)
+{
+	return culprit_config.active && !atomic_load(&culprit_process.finishing);
+}
+
 /* async-signal-safe */
 int culprit_in_collector(uint64_t addr)
 {
@@ -148,18 +154,24 @@ int culprit_in_collector(uint64_t addr)
 }
 
 /* async-signal-safe */
-int culprit_boundary_collector(const struct culprit_frame *frame, int n)
+int culprit_boundary_collector(const struct culprit_frame *frame, int n, int partial)
 {
-	for (int i = 1; i < n; i++)
+	/* Past our frames at the innermost end: a capture's own. */
+	int i = 1;
+	while (i < n && (frame[i - 1].flags & CULPRIT_FRAME_OURS))
+		i++;
+	for (; i < n; i++)
 		if (frame[i].flags & CULPRIT_FRAME_OURS)
 			return i;
-	return n;
+	return partial ? -1 : n;
 }
 
 /* async-signal-safe */
-int ctx_boundary(const struct culprit_ctx *ctx, const struct culprit_frame *frame, int n)
+int ctx_boundary(const struct culprit_ctx *ctx, const struct culprit_frame *frame, int n,
+		 int partial)
 {
-	return ctx->boundary ? ctx->boundary(frame, n) : culprit_boundary_collector(frame, n);
+	return ctx->boundary ? ctx->boundary(frame, n, partial)
+			     : culprit_boundary_collector(frame, n, partial);
 }
 
 /* async-signal-safe */
@@ -185,6 +197,12 @@ int ctx_complete(const struct culprit_ctx *ctx)
 struct culprit_ctx *culprit_ctx_capture(int (*runtime)(uint64_t addr),
 					culprit_boundary_fn boundary, unsigned flags)
 {
+	return ctx_capture(runtime, 0, boundary, flags);
+}
+
+struct culprit_ctx *ctx_capture(int (*runtime)(uint64_t addr), int skip,
+				culprit_boundary_fn boundary, unsigned flags)
+{
 	struct culprit_thread *t = culprit_thread_self();
 	if (!t)
 		return NULL;
@@ -199,12 +217,24 @@ struct culprit_ctx *culprit_ctx_capture(int (*runtime)(uint64_t addr),
 	struct culprit_frame *f = t->frame;
 	void **raw = t->raw;
 	int cap = (int)culprit_config.max_depth;
-	int n = unw_backtrace(raw, cap);
-	for (int i = 0; i < n; i++)
-		f[i] = (struct culprit_frame){
-			(uintptr_t)raw[i], 0, MFILE_NODE_FRAME,
-			(uint8_t)(culprit_in_collector((uintptr_t)raw[i]) ? CULPRIT_FRAME_OURS : 0)
-		};
+	/* Under a record, only the frames out to its boundary are needed,
+	 * and in a task recursion the stack below is deep: look at the
+	 * innermost frames first, at all of them only if they do not do. */
+	int depth = cur && CAPTURE_FIRST < cap ? CAPTURE_FIRST : cap;
+	int n, end;
+	for (;;) {
+		n = unw_backtrace(raw, depth);
+		for (int i = 0; i < n; i++)
+			f[i] = (struct culprit_frame){
+				(uintptr_t)raw[i], 0, MFILE_NODE_FRAME,
+				(uint8_t)(culprit_in_collector((uintptr_t)raw[i]) ? CULPRIT_FRAME_OURS : 0)
+			};
+		end = cur ? ctx_boundary(cur, f, n, n == depth && depth < cap) : n;
+		if (end >= 0)
+			break;
+		memset(raw, 0, (size_t)n * sizeof *raw);
+		depth = cap;
+	}
 	int complete = cur ? cur->complete : n < cap && n > 0 && culprit_unwind_is_root(t, (uintptr_t)raw[n - 1]);
 	memset(raw, 0, (size_t)n * sizeof *raw);
 
@@ -214,7 +244,8 @@ struct culprit_ctx *culprit_ctx_capture(int (*runtime)(uint64_t addr),
 		first++;
 	while (runtime && first < n && runtime(f[first].addr))
 		first++;
-	int end = cur ? ctx_boundary(cur, f, n) : n;
+	for (; skip > 0 && first < n; skip--)
+		first++;
 	if (end < first)
 		end = first;
 	int count = 0;

@@ -43,7 +43,7 @@ static void place(struct culprit_thread *t, struct culprit_path *path, enum unwi
 {
 	struct culprit_ctx *ctx = atomic_load_explicit(&t->ctx, memory_order_acquire);
 	if (ctx) {
-		int b = ctx_boundary(ctx, path->frame, path->n);
+		int b = ctx_boundary(ctx, path->frame, path->n, 0);
 		/* Found where the work began: what lies beyond (the runtime,
 		 * even an unwind that failed out there) no longer matters. */
 		if (b < path->n || status == UNWIND_COMPLETE) {

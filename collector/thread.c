@@ -40,6 +40,7 @@ const char *const culprit_counter_names[CNT_MAX] = {
 	[CNT_FAULTS] = "unwind:faults",
 	[CNT_UNKNOWN_FRAMES] = "frames:unknown_module",
 	[CNT_HANDLER_NS] = "collector:handler_ns",
+	[CNT_CAPTURES] = "context:captures",
 };
 
 /* async-signal-safe */

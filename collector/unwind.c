@@ -16,6 +16,11 @@
  * kept as a partial path (raw[] is kept zeroed between samples so that we
  * can tell how far the unwinder got).
  *
+ * Frames in culprit's own code below the interrupted one (the thread
+ * trampoline, culprit_task_run) are kept, flagged CULPRIT_FRAME_OURS: they
+ * mark where work handed over by a runtime began (sample.c cuts the path
+ * there, continues it with the logical context, then drops them).
+ *
  * A path is complete when its outermost frame is the thread's root: for
  * threads we start, the outermost frame seen when the thread began; for
  * the main thread, the program's entry code (_start).

@@ -48,12 +48,14 @@ struct culprit_frame {
 
 /* Where the work a record roots was entered, in native frames sampled
  * inside it (innermost first): the index of the first frame that is not
- * part of the work, or N when all are. */
-typedef int (*culprit_boundary_fn)(const struct culprit_frame *frame, int n);
+ * part of the work, or N when all are.  PARTIAL says that FRAME holds only
+ * the innermost N frames of a deeper stack (a capture looks no further
+ * than it must); then -1 means "not among these".  async-signal-safe. */
+typedef int (*culprit_boundary_fn)(const struct culprit_frame *frame, int n, int partial);
 
 /* The default boundary: the innermost frame of the collector's own code,
  * such as the trampoline a thread or an API task starts in. */
-int culprit_boundary_collector(const struct culprit_frame *frame, int n);
+int culprit_boundary_collector(const struct culprit_frame *frame, int n, int partial);
 
 /* A logical context record; plugins use it through the functions below. */
 struct culprit_ctx;
@@ -80,6 +82,9 @@ unsigned culprit_ctx_flags(const struct culprit_ctx *ctx);
  * caller keeps the reference counts right.  async-signal-safe. */
 struct culprit_ctx *culprit_ctx_get(void);
 struct culprit_ctx *culprit_ctx_set(struct culprit_ctx *ctx);
+
+/* Whether the collector is measuring this process. */
+int culprit_collecting(void);
 
 /* Whether ADDR is in culprit's own code.  async-signal-safe. */
 int culprit_in_collector(uint64_t addr);
@@ -146,5 +151,15 @@ struct culprit_plugin {
  * idleness = value * n_idle / n_working, split by cause.  A thread that
  * declares nothing is not a worker.  Lock-free and async-signal-safe. */
 void culprit_worker_set(enum culprit_worker_state state, enum culprit_idle_cause cause);
+
+/* The calling thread as a worker, for culprit_worker_recause (NULL: not a
+ * sampled thread).  Valid until the thread ends. */
+struct culprit_worker;
+struct culprit_worker *culprit_worker_self(void);
+/* Another thread's doing: if worker W is idle for cause FROM, it is now
+ * idle for cause TO.  Returns whether it was.  For a runtime that knows
+ * better than a sleeping worker why it waits.  Lock-free. */
+int culprit_worker_recause(struct culprit_worker *w, enum culprit_idle_cause from,
+			   enum culprit_idle_cause to);
 
 #endif
