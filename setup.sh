@@ -13,7 +13,8 @@ build=${BUILD:-build}
 # Debian packages: compilers and autotools, the five libraries culprit
 # uses, and the programs the tests run.
 packages="build-essential autoconf automake pkg-config libunwind-dev libpfm4-dev
-libdw-dev libelf-dev libsqlite3-dev libncurses-dev sqlite3 python3 xz-utils clang"
+libdw-dev libelf-dev libsqlite3-dev libncurses-dev libomp-dev sqlite3 python3 xz-utils
+clang"
 missing=
 for p in $packages; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"

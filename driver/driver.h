@@ -29,4 +29,17 @@ int events_resolve(const char *spec, struct event_spec *out, char *err, size_t e
 /* Prints every event this machine knows, marking those it can sample. */
 void events_list(void);
 
+/* ---- OpenMP runtimes (openmp.c) ---- */
+
+/* --openmp: move GCC's libgomp programs onto LLVM's libomp when they need
+ * libgomp, always, or never. */
+enum openmp_mode { OPENMP_AUTO, OPENMP_LIBOMP, OPENMP_NATIVE };
+
+/* Parses ARG ("auto", "libomp", "native"); -1 after a message. */
+int openmp_parse_mode(const char *arg, enum openmp_mode *out);
+/* The library to preload after the collector so that PROGRAM's OpenMP
+ * runs on libomp, into OUT ("" for none), saying so unless QUIET.
+ * Returns 0, or -1 after a message that stops the run. */
+int openmp_preload(const char *program, enum openmp_mode mode, int quiet, char *out, size_t size);
+
 #endif

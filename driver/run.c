@@ -49,12 +49,16 @@ static const char run_usage[] =
 	"                      @fFREQ: samples per second per thread\n"
 	"  -o, --output=DIR    measurement directory; must not exist yet\n"
 	"  -L, --list-events   list the events this machine can sample\n"
+	"      --openmp=MODE   GCC OpenMP programs: auto (default) runs those that need\n"
+	"                      libgomp on LLVM's libomp, whose regions culprit can see;\n"
+	"                      libomp always does (for scripts); native never does\n"
 	"  -q, --quiet         do not print where the measurements went\n"
 	"  -h, --help          show this help\n"
 	"\n"
 	"Environment: CULPRIT_MAX_DEPTH (frames per sample, default 512),\n"
 	"CULPRIT_MAX_NODES (calling-context nodes per thread, default 1048576),\n"
-	"CULPRIT_SIGNAL (the real-time signal used for sampling).\n";
+	"CULPRIT_SIGNAL (the real-time signal used for sampling),\n"
+	"CULPRIT_LIBOMP (the libomp.so.5 for --openmp).\n";
 
 static volatile sig_atomic_t child_pid;
 
@@ -228,8 +232,10 @@ int cmd_run(int argc, char **argv)
 		{ "list-events", no_argument, NULL, 'L' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "openmp", required_argument, NULL, 'O' },
 		{ NULL, 0, NULL, 0 },
 	};
+	enum openmp_mode openmp = OPENMP_AUTO;
 	struct event_spec events[EVENT_MAX];
 	const char *event_args[EVENT_MAX];
 	int nevents = 0, quiet = 0, list = 0, c, rc;
@@ -258,6 +264,10 @@ int cmd_run(int argc, char **argv)
 		case 'h':
 			fputs(run_usage, stdout);
 			return EXIT_OK;
+		case 'O':
+			if (openmp_parse_mode(optarg, &openmp) < 0)
+				return EXIT_USAGE;
+			break;
 		default:
 			fputs(run_usage, stderr);
 			return EXIT_USAGE;
@@ -310,6 +320,9 @@ int cmd_run(int argc, char **argv)
 	if (is_static(program))
 		warn_msg("%s is statically linked: culprit can only measure dynamically linked "
 			 "programs, so nothing will be recorded", program);
+	char libomp[PATH_MAX];
+	if (openmp_preload(program, openmp, quiet, libomp, sizeof libomp) < 0)
+		return EXIT_FAIL;
 	if (outdir && outdir[0] == 0) {
 		die_msg("-o needs a directory name");
 		return EXIT_USAGE;
@@ -350,13 +363,14 @@ int cmd_run(int argc, char **argv)
 		gethostname(host, sizeof host - 1);
 		snprintf(experiment, sizeof experiment, "%s-%d-%lld", host, (int)getppid(),
 			 (long long)time(NULL));
+		/* The collector first, then libomp, whose GOMP_* then win over
+		 * libgomp's, then what the user preloads. */
 		const char *old = getenv("LD_PRELOAD");
 		char *preload = NULL;
-		if (old && *old) {
-			if (asprintf(&preload, "%s:%s", collector, old) < 0)
-				_exit(126);
-		}
-		setenv_or_die("LD_PRELOAD", preload ? preload : collector);
+		if (asprintf(&preload, "%s%s%s%s%s", collector, libomp[0] ? ":" : "", libomp,
+			     old && *old ? ":" : "", old && *old ? old : "") < 0)
+			_exit(126);
+		setenv_or_die("LD_PRELOAD", preload);
 		setenv_or_die("CULPRIT_PRELOAD", collector);
 		setenv_or_die("CULPRIT_OUTPUT", dir);
 		setenv_or_die("CULPRIT_EVENTS", events_env);

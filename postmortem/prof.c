@@ -257,6 +257,14 @@ static const char *metric_description(const char *name)
 	if (strcmp(name, "idleness") == 0)
 		return "work times idle workers over working workers: idleness blamed on the code "
 		       "that ran while other workers idled";
+	if (strcmp(name, "idleness:serial") == 0)
+		return "idleness while workers had no parallel work: serial code ran";
+	if (strcmp(name, "idleness:barrier") == 0)
+		return "idleness while workers waited at a barrier for the rest: load imbalance";
+	if (strcmp(name, "idleness:lock") == 0)
+		return "idleness while workers waited for a lock or critical section";
+	if (strcmp(name, "idleness:taskwait") == 0)
+		return "idleness while workers waited for child tasks to finish";
 	return "";
 }
 

@@ -1,0 +1,144 @@
+#!/bin/sh
+# run-openmp.sh - OpenMP programs through the OMPT plugin, end to end
+# through the database: idleness and its causes where the ground truth is
+# known, and logical paths of tasks.  Each program is built by clang (on
+# LLVM's libomp) and by gcc (for libgomp, which culprit run moves onto
+# libomp); the results must be the same.
+. "${srcdir:-.}/tests/lib.sh"
+
+# pm DB PROCEDURE METRIC: the procedure's inclusive cputime METRIC.
+pm() {
+	v=$(sql "$1" "SELECT sum(inclusive) FROM procedure_metrics
+		WHERE event = 'cputime' AND procedure = '$2' AND metric = '$3'")
+	echo "${v:-0}"
+}
+
+# ratio A B: A / B (0 when B is 0).
+ratio() {
+	awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f\n", (b > 0 ? a / b : 0) }'
+}
+
+# below A B: A < B.
+below() {
+	awk -v a="$1" -v b="$2" 'BEGIN { exit !(a < b) }'
+}
+
+compilers=
+[ -x "$PROGRAMS/omp_fib-clang" ] && compilers="$compilers clang"
+[ -x "$PROGRAMS/omp_fib-gcc" ] && compilers="$compilers gcc"
+[ -n "$compilers" ] || skip_all "no compiler with OpenMP support was found by configure"
+
+export OMP_NUM_THREADS=2
+# libomp's waiting threads spin on a CPU for a while: make check runs
+# tests side by side on machines with 2 CPUs, where the spinning would
+# take CPU time from the working threads of another test.
+export KMP_BLOCKTIME=0
+
+for cc in $compilers; do
+	# ---- a serial phase between parallel phases --------------------------
+	"$CULPRIT" run -e CPUTIME@f2000 -o ph-$cc "$PROGRAMS/omp_phases-$cc" > ph-$cc.out 2> ph-$cc.err
+	check "$cc phases: the program ran" grep -q "omp_phases done" ph-$cc.out
+	if [ $cc = gcc ]; then
+		check "gcc: culprit run says, in one line, that it runs the program on libomp" \
+			sh -c "[ \$(grep -c \"uses GCC's libgomp.*running it on LLVM's libomp\" ph-$cc.err) = 1 ]"
+	fi
+	prof ph-$cc
+	db=ph-$cc.db
+	work=$(pm $db serial_phase work)
+	idle=$(pm $db serial_phase idleness)
+	serial=$(pm $db serial_phase idleness:serial)
+	note "$cc serial_phase: work $work s, idleness $idle s (serial $serial s)"
+	check "$cc phases: the serial function's idleness is its own work, within 15%" \
+		near "$(ratio "$idle" "$work")" 1 0.15
+	check "$cc phases: all of it idleness:serial" at_least "$(ratio "$serial" "$idle")" 0.95
+	bwork=$(pm $db balanced_phase work)
+	bidle=$(pm $db balanced_phase idleness)
+	note "$cc balanced_phase: work $bwork s, idleness $bidle s"
+	check "$cc phases: the balanced loop has almost no idleness (under 5% of its work)" \
+		below "$(ratio "$bidle" "$bwork")" 0.05
+	check "$cc phases: the balanced loop's work is in its iterations on both threads" \
+		at_least "$(ratio "$(pm $db balanced_body work)" "$bwork")" 0.95
+	total=$(sql $db "SELECT total FROM metrics WHERE event = 'cputime' AND metric = 'idleness'")
+	sum=$(sql $db "SELECT sum(total) FROM metrics WHERE event = 'cputime' AND metric LIKE 'idleness:%'")
+	check "$cc phases: the causes add up to idleness" near "$(ratio "$sum" "$total")" 1 0.001
+
+	# ---- a statically scheduled loop, second half three times the first --
+	profile_e im-$cc CPUTIME@f2000 "$PROGRAMS/omp_imbalance-$cc" > im-$cc.out 2>&1
+	check "$cc imbalance: the program ran" grep -q "omp_imbalance done" im-$cc.out
+	prof im-$cc
+	db=im-$cc.db
+	hwork=$(pm $db heavy work)
+	hidle=$(pm $db heavy idleness)
+	hbar=$(pm $db heavy idleness:barrier)
+	note "$cc heavy: work $hwork s, idleness $hidle s (barrier $hbar s); light: work $(pm $db light work) s, idleness $(pm $db light idleness) s"
+	# One thread runs the light half (W), the other the heavy half (3W)
+	# and works alone for 2W of it: idleness 2W on work 3W.
+	check "$cc imbalance: heavy iterations carry idleness 2/3 of their work, within 0.08" \
+		near "$(ratio "$hidle" "$hwork")" 0.667 0.08
+	check "$cc imbalance: as idleness:barrier" at_least "$(ratio "$hbar" "$hidle")" 0.95
+	check "$cc imbalance: light iterations carry almost none" \
+		below "$(ratio "$(pm $db light idleness)" "$(pm $db light work)")" 0.05
+	for region in loop_in_region parallel_loop; do
+		# Idleness 2W on work 4W in each kind of barrier.
+		check "$cc imbalance: $region's idleness is half its work, within 0.07" \
+			near "$(ratio "$(pm $db $region idleness)" "$(pm $db $region work)")" 0.5 0.07
+	done
+
+	# ---- a task-parallel recursion ------------------------------------------
+	profile_e fib-$cc CPUTIME@f4000 "$PROGRAMS/omp_fib-$cc" 41 18 > fib-$cc.out 2>&1
+	check "$cc fib: the program computed fib(41)" grep -q "fib(41) = 165580141" fib-$cc.out
+	prof fib-$cc
+	db=fib-$cc.db
+	samples=$(sql $db "SELECT sum(value) FROM thread_counters WHERE name = 'samples'")
+	partial=$(sql $db "SELECT sum(value) FROM thread_counters WHERE name = 'unwind:partial'")
+	# Samples in fib, and those of them with open_region on their path.
+	set -- $(sql $db "WITH RECURSIVE t(id, opened, infib) AS (
+			SELECT id, 0, 0 FROM contexts WHERE parent_id IS NULL
+			UNION ALL
+			SELECT c.id, t.opened OR (c.kind = 'frame' AND c.procedure = 'open_region'),
+			       t.infib OR (c.kind = 'frame' AND c.procedure = 'fib')
+			FROM contexts c JOIN t ON c.parent_id = t.id)
+		SELECT sum(m.exclusive), sum(CASE WHEN t.opened THEN m.exclusive ELSE 0 END)
+		FROM t JOIN context_metrics m ON m.context_id = t.id
+		JOIN contexts c ON c.id = t.id AND c.kind IN ('frame', 'inlined')
+		WHERE t.infib AND m.event = 'cputime' AND m.metric = 'samples'" | tr '|' ' ')
+	fib=${1:-0} opened=${2:-0}
+	main=$(pm $db main samples)
+	note "$cc fib: $samples samples, $partial partial, $fib in fib, $opened under the region's fib, $main under main"
+	check "$cc fib: the recursion has most samples" at_least "$(ratio "$fib" "$samples")" 0.9
+	check "$cc fib: at least 99% of samples have their full logical path from main" \
+		at_least "$(ratio "$main" "$samples")" 0.99
+	check "$cc fib: at most 1% of samples are partial" below "$(ratio "$partial" "$samples")" 0.01
+	check "$cc fib: the recursion hangs from the function that opened the region" \
+		at_least "$(ratio "$opened" "$fib")" 0.99
+	outside=$(sql $db "SELECT coalesce(sum(m.inclusive), 0) FROM contexts c
+		JOIN context_metrics m ON m.context_id = c.id AND m.event = 'cputime' AND m.metric = 'samples'
+		WHERE c.parent_id = (SELECT id FROM contexts WHERE parent_id IS NULL) AND c.procedure <> '_start'")
+	check "$cc fib: at most 1% of samples under a root other than the program's start" \
+		below "$(ratio "$outside" "$samples")" 0.01
+	tasks=$(sql $db "SELECT sum(value) FROM thread_counters WHERE name = 'context:captures'")
+	note "$cc fib: $tasks context records captured"
+	check "$cc fib: a record for each task (at least 40000)" at_least "${tasks:-0}" 40000
+done
+
+# A program that does not use OpenMP is left alone, and --openmp=libomp
+# still runs it.
+"$CULPRIT" run -o plain "$PROGRAMS/leaves" 1 > plain.out 2> plain.err
+check "a program without OpenMP: no word about libomp" sh -c "! grep -q libomp plain.err"
+check "--openmp=libomp runs a program without OpenMP" \
+	"$CULPRIT" run -q --openmp=libomp -o forced "$PROGRAMS/leaves" 1
+check "--openmp with a bad mode: one line, usage status" \
+	sh -c "\"$CULPRIT\" run --openmp=gnu -o bad \"$PROGRAMS/leaves\" 1 2> bad.err; [ \$? = 2 ] && [ \$(wc -l < bad.err) = 1 ] && grep -q 'auto, libomp or native' bad.err"
+check "CULPRIT_LIBOMP naming no file: one line, before the program runs" \
+	sh -c "CULPRIT_LIBOMP=/no/such/libomp.so \"$CULPRIT\" run --openmp=libomp -o bad2 \"$PROGRAMS/leaves\" 1 > bad2.out 2> bad2.err; [ \$? = 1 ] && [ \$(wc -l < bad2.err) = 1 ] && [ ! -s bad2.out ] && grep -q CULPRIT_LIBOMP bad2.err"
+OMP_TOOL_LIBRARIES=/no/such/tool.so "$CULPRIT" run -o tool "$PROGRAMS/omp_fib-$cc" 20 5 > tool.out 2> tool.err
+check "OMP_TOOL_LIBRARIES: culprit run warns, in one line, that that tool will not start" \
+	sh -c "[ \$(grep -c 'OMP_TOOL_LIBRARIES is set.*will not be started' tool.err) = 1 ]"
+check "OMP_TOOL_LIBRARIES: the program runs" grep -q "fib(20) = 6765" tool.out
+if [ -x "$PROGRAMS/omp_fib-gcc" ]; then
+	"$CULPRIT" run --openmp=native -o native "$PROGRAMS/omp_fib-gcc" 30 10 > native.out 2> native.err
+	check "--openmp=native keeps libgomp: no word about libomp" sh -c "! grep -q libomp native.err"
+	check "--openmp=native: the program still runs" grep -q "fib(30) = 832040" native.out
+fi
+
+done_testing

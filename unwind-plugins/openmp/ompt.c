@@ -1,0 +1,409 @@
+/* ompt.c - the OpenMP plugin: LLVM libomp, through its tools interface
+ * (OMPT).
+ *
+ * libomp finds us because the collector exports ompt_start_tool, so the
+ * plugin is active exactly when the program runs an OMPT-capable OpenMP
+ * runtime (GCC programs are moved onto libomp by `culprit run`).
+ *
+ * Logical contexts: a parallel region's record is captured where the
+ * region is opened (parallel_begin) and every implicit task of the region
+ * runs under it; an explicit task's record is captured where the task is
+ * created (task_create).  A thread's current record follows the task it
+ * runs (implicit_task, task_schedule).  The boundary of OpenMP work is the
+ * innermost frame of user code called directly by libomp (the outlined
+ * region or task body), so a sample reads, on any thread:
+ *   main -> ... -> the function that opened the region -> the region's
+ *   body -> ... -> the call that created the task -> the task's body -> ...
+ * with libomp's scheduler frames gone.  Samples inside libomp called from
+ * user code keep those frames: that is runtime overhead.
+ *
+ * Worker states come from the callbacks: a pool worker outside a parallel
+ * region is idle because only serial code runs; waiting in a barrier,
+ * taskwait, taskgroup or reduction is idle for that reason, and so is
+ * waiting for a lock; running a task (also inside a barrier) is working.
+ * Samples of idle workers, spinning or asleep, add nothing: idleness comes
+ * from the counts.
+ *
+ * libomp reports a pool worker's end of a region late: the worker waits in
+ * the region's closing barrier until the next region starts (only then do
+ * its barrier wait and implicit task end).  While the region's master still
+ * works, that wait is imbalance; once the region has ended it is serial
+ * code's doing.  So the master, as the region ends, moves the region's
+ * waiting workers from the barrier cause to the serial cause, and a worker
+ * that starts to wait after that (a race) moves itself.
+ */
+#define _GNU_SOURCE
+#include "plugin.h"
+
+#include <dlfcn.h>
+#include <link.h>
+#include <omp-tools.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#define EXPORT __attribute__((visibility("default")))
+#define MAX_RANGES 4
+#define MAX_NESTING 256
+#define MAX_WORKERS 1024
+
+/* libomp's code: the frames that are the runtime's. */
+static struct {
+	uintptr_t lo, hi;
+} omp_text[MAX_RANGES];
+static int nranges;
+static int active;
+
+/* What is suspended on a thread under the task it runs now: a task that
+ * met a barrier and runs another meanwhile, or the task that opened the
+ * parallel region whose implicit task runs now. */
+struct suspended {
+	uint8_t state, cause;	/* its worker state */
+	struct culprit_ctx *ctx;	/* its record (the implicit case restores it) */
+};
+
+/* The pool workers, for the master that ends a region.  TEAM is the region
+ * (its record) whose implicit task the worker runs as a non-master member,
+ * until the region's master sets it NULL as the region ends. */
+struct team_slot {
+	_Atomic(struct culprit_ctx *) team;
+	struct culprit_worker *worker;
+};
+static struct team_slot slots[MAX_WORKERS];
+static atomic_int nslots;
+
+struct omp_thread {
+	int worker;		/* a pool worker (not the initial thread) */
+	struct team_slot *slot;	/* its slot (NULL: none left) */
+	struct culprit_ctx *team;	/* the region it last joined as a member */
+	uint8_t state, cause;	/* of the running task */
+	int depth;		/* entries of stack[] in use (may exceed it) */
+	struct suspended stack[MAX_NESTING];
+	int regions;		/* implicit tasks of parallel regions running */
+};
+static __thread struct omp_thread me __attribute__((tls_model("initial-exec")));
+
+/* async-signal-safe */
+static int is_libomp(uint64_t addr)
+{
+	for (int i = 0; i < nranges; i++)
+		if (addr - omp_text[i].lo < omp_text[i].hi - omp_text[i].lo)
+			return 1;
+	return 0;
+}
+
+/* The innermost frame of user code that libomp called: where an outlined
+ * region or task body was entered.  When there is none (the thread is in
+ * libomp's own code), the libomp frames up to the outermost are kept.
+ * async-signal-safe. */
+static int omp_boundary(const struct culprit_frame *f, int n, int partial)
+{
+	int last = -1;
+	for (int i = 0; i < n; i++) {
+		int omp = is_libomp(f[i].addr);
+		if (i + 1 < n && !omp && !(f[i].flags & CULPRIT_FRAME_OURS) &&
+		    is_libomp(f[i + 1].addr))
+			return i + 1;
+		if (omp)
+			last = i;
+	}
+	if (partial)
+		return -1;
+	return last >= 0 ? last + 1 : n;
+}
+
+static void set_state(int state, int cause)
+{
+	if (state == CULPRIT_WORKING && me.state == CULPRIT_WORKING)
+		return;	/* the common case: task after task */
+	me.state = (uint8_t)state;
+	me.cause = (uint8_t)cause;
+	culprit_worker_set((enum culprit_worker_state)state, (enum culprit_idle_cause)cause);
+	/* Waiting in a barrier of a region that has ended already: the master
+	 * missed this worker (it had not started to wait); see end_team(). */
+	if (state == CULPRIT_IDLE && cause == CULPRIT_IDLE_BARRIER && me.slot && me.team &&
+	    atomic_load(&me.slot->team) != me.team &&
+	    culprit_worker_recause(me.slot->worker, CULPRIT_IDLE_BARRIER, CULPRIT_IDLE_SERIAL))
+		me.cause = CULPRIT_IDLE_SERIAL;
+}
+
+/* The master ends REGION: its members wait in its closing barrier until
+ * some later region needs them, idle because serial code runs.  (The
+ * store to a member's slot comes before the change of its state, and a
+ * member sets its state before it reads its slot, so each waiting member
+ * is moved by one of the two.) */
+static void end_team(struct culprit_ctx *region)
+{
+	int n = atomic_load(&nslots);
+	if (!region)
+		return;
+	for (int i = 0; i < n && i < MAX_WORKERS; i++) {
+		struct culprit_ctx *expected = region;
+		if (atomic_compare_exchange_strong(&slots[i].team, &expected, NULL))
+			culprit_worker_recause(slots[i].worker, CULPRIT_IDLE_BARRIER,
+					       CULPRIT_IDLE_SERIAL);
+	}
+}
+
+/* ---- callbacks ------------------------------------------------------------ */
+
+static void on_thread_begin(ompt_thread_t type, ompt_data_t *thread_data)
+{
+	(void)thread_data;
+	memset(&me, 0, sizeof me);
+	if (type == ompt_thread_worker) {
+		me.worker = 1;
+		set_state(CULPRIT_IDLE, CULPRIT_IDLE_SERIAL);	/* until it gets a region */
+		struct culprit_worker *w = culprit_worker_self();
+		int i = w ? atomic_fetch_add(&nslots, 1) : MAX_WORKERS;
+		if (i < MAX_WORKERS) {
+			slots[i].worker = w;
+			me.slot = &slots[i];
+		}
+	} else if (type == ompt_thread_initial) {
+		set_state(CULPRIT_WORKING, 0);
+	}
+}
+
+static void on_thread_end(ompt_data_t *thread_data)
+{
+	(void)thread_data;
+	set_state(CULPRIT_NOT_WORKER, 0);
+	/* Slots are not reused; the collector's thread slot it names stays
+	 * mapped, and no master will claim it now. */
+	if (me.slot)
+		atomic_store(&me.slot->team, NULL);
+}
+
+static void on_parallel_begin(ompt_data_t *task, const ompt_frame_t *frame, ompt_data_t *parallel,
+			      unsigned int requested, int flags, const void *codeptr)
+{
+	(void)task;
+	(void)frame;
+	(void)requested;
+	(void)flags;
+	(void)codeptr;
+	parallel->ptr = culprit_ctx_capture(is_libomp, omp_boundary, 0);
+}
+
+static void on_parallel_end(ompt_data_t *parallel, ompt_data_t *task, int flags,
+			    const void *codeptr)
+{
+	(void)task;
+	(void)flags;
+	(void)codeptr;
+	end_team(parallel->ptr);
+	culprit_ctx_release(parallel->ptr);
+	parallel->ptr = NULL;
+}
+
+static void push(struct culprit_ctx *ctx)
+{
+	if (me.depth < MAX_NESTING)
+		me.stack[me.depth] = (struct suspended){ me.state, me.cause, ctx };
+	me.depth++;
+}
+
+/* Pops what was suspended; returns it (zeroed beyond the stack's room). */
+static struct suspended pop(void)
+{
+	struct suspended s = { CULPRIT_WORKING, 0, NULL };
+	if (me.depth > 0 && --me.depth < MAX_NESTING)
+		s = me.stack[me.depth];
+	return s;
+}
+
+static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parallel,
+			     ompt_data_t *task, unsigned int actual, unsigned int index, int flags)
+{
+	(void)actual;
+	if (flags & ompt_task_initial) {
+		/* The thread's initial task runs under what the thread
+		 * already runs under (its creator's context, or nothing). */
+		if (endpoint == ompt_scope_begin) {
+			struct culprit_ctx *base = culprit_ctx_get();
+			culprit_ctx_hold(base);
+			task->ptr = base;
+		} else {
+			culprit_ctx_release(task->ptr);
+			task->ptr = NULL;
+		}
+		return;
+	}
+	if (endpoint == ompt_scope_begin) {
+		struct culprit_ctx *region = parallel ? parallel->ptr : NULL;
+		culprit_ctx_hold(region);
+		task->ptr = region;
+		push(culprit_ctx_set(region));
+		me.regions++;
+		if (index != 0 && me.slot) {
+			me.team = region;
+			atomic_store(&me.slot->team, region);
+		}
+		set_state(CULPRIT_WORKING, 0);
+		return;
+	}
+	if (me.team == task->ptr && me.slot) {
+		me.team = NULL;
+		atomic_store(&me.slot->team, NULL);
+	}
+	/* The end: the encountering task (or the pool) takes over again; no
+	 * task_schedule says so. */
+	struct suspended was = pop();
+	me.regions--;
+	culprit_ctx_set(was.ctx);
+	if (me.worker && me.regions == 0)
+		set_state(CULPRIT_IDLE, CULPRIT_IDLE_SERIAL);	/* back in the pool */
+	else
+		set_state(was.state, was.cause);
+	culprit_ctx_release(task->ptr);
+	task->ptr = NULL;
+}
+
+static void on_task_create(ompt_data_t *parent, const ompt_frame_t *frame, ompt_data_t *task,
+			   int flags, int has_dependences, const void *codeptr)
+{
+	(void)parent;
+	(void)frame;
+	(void)has_dependences;
+	(void)codeptr;
+	if (flags & ompt_task_initial) {
+		task->ptr = NULL;
+		return;
+	}
+	/* An undeferred task runs at once, inside its creator's frames: it
+	 * needs its record only for the tasks it creates. */
+	task->ptr = culprit_ctx_capture(is_libomp, omp_boundary,
+					(flags & ompt_task_undeferred) ? CULPRIT_CTX_INLINE : 0);
+}
+
+static void on_task_schedule(ompt_data_t *prior, ompt_task_status_t status, ompt_data_t *next)
+{
+	int done = status == ompt_task_complete || status == ompt_task_cancel ||
+		   status == ompt_task_detach || status == ompt_task_late_fulfill;
+	struct culprit_ctx *next_ctx = next ? next->ptr : NULL;
+	struct culprit_ctx *prev_ctx = culprit_ctx_get();
+
+	/* An undeferred task runs inside its creator's frames: the creator's
+	 * record still places it right. */
+	if (!(culprit_ctx_flags(next_ctx) & CULPRIT_CTX_INLINE))
+		culprit_ctx_set(next_ctx);
+	if (done) {
+		/* Back to the task this one ran on top of, in its state. */
+		struct suspended was = pop();
+		set_state(was.state, was.cause);
+		if (prior) {
+			culprit_ctx_release(prior->ptr);
+			prior->ptr = NULL;
+		}
+		return;
+	}
+	push(prev_ctx);	/* the prior task waits under the next one */
+	set_state(CULPRIT_WORKING, 0);
+}
+
+static void on_sync_region_wait(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint,
+				ompt_data_t *parallel, ompt_data_t *task, const void *codeptr)
+{
+	(void)parallel;
+	(void)task;
+	(void)codeptr;
+	if (endpoint == ompt_scope_end) {
+		set_state(CULPRIT_WORKING, 0);
+		return;
+	}
+	int cause = kind == ompt_sync_region_taskwait || kind == ompt_sync_region_taskgroup
+		    ? CULPRIT_IDLE_TASKWAIT : CULPRIT_IDLE_BARRIER;
+	set_state(CULPRIT_IDLE, cause);
+}
+
+static void on_mutex_acquire(ompt_mutex_t kind, unsigned int hint, unsigned int impl,
+			     ompt_wait_id_t wait_id, const void *codeptr)
+{
+	(void)kind;
+	(void)hint;
+	(void)impl;
+	(void)wait_id;
+	(void)codeptr;
+	set_state(CULPRIT_IDLE, CULPRIT_IDLE_LOCK);
+}
+
+static void on_mutex_acquired(ompt_mutex_t kind, ompt_wait_id_t wait_id, const void *codeptr)
+{
+	(void)kind;
+	(void)wait_id;
+	(void)codeptr;
+	set_state(CULPRIT_WORKING, 0);
+}
+
+/* ---- the tool ---------------------------------------------------------------- */
+
+static int find_text(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	uintptr_t inside = (uintptr_t)arg;
+	int mine = 0;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+		if (ph->p_type == PT_LOAD && inside - lo < ph->p_memsz)
+			mine = 1;
+	}
+	if (!mine)
+		return 0;
+	for (int i = 0; i < info->dlpi_phnum && nranges < MAX_RANGES; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X)) {
+			omp_text[nranges].lo = info->dlpi_addr + ph->p_vaddr;
+			omp_text[nranges].hi = omp_text[nranges].lo + ph->p_memsz;
+			nranges++;
+		}
+	}
+	return 1;
+}
+
+#define REGISTER(set, event, fn) \
+	set(event, (ompt_callback_t)(void (*)(void))(fn))
+
+static int tool_initialize(ompt_function_lookup_t lookup, int device, ompt_data_t *tool_data)
+{
+	(void)device;
+	(void)tool_data;
+	ompt_set_callback_t set = (ompt_set_callback_t)(void (*)(void))lookup("ompt_set_callback");
+	if (!set)
+		return 0;
+	/* The lookup function is libomp's: its module is the runtime. */
+	dl_iterate_phdr(find_text, (void *)(uintptr_t)lookup);
+	REGISTER(set, ompt_callback_thread_begin, on_thread_begin);
+	REGISTER(set, ompt_callback_thread_end, on_thread_end);
+	REGISTER(set, ompt_callback_parallel_begin, on_parallel_begin);
+	REGISTER(set, ompt_callback_parallel_end, on_parallel_end);
+	REGISTER(set, ompt_callback_implicit_task, on_implicit_task);
+	REGISTER(set, ompt_callback_task_create, on_task_create);
+	REGISTER(set, ompt_callback_task_schedule, on_task_schedule);
+	REGISTER(set, ompt_callback_sync_region_wait, on_sync_region_wait);
+	REGISTER(set, ompt_callback_mutex_acquire, on_mutex_acquire);
+	REGISTER(set, ompt_callback_mutex_acquired, on_mutex_acquired);
+	active = 1;
+	return 1;
+}
+
+static void tool_finalize(ompt_data_t *tool_data)
+{
+	(void)tool_data;
+}
+
+/* libomp calls this when it starts, if a tool provides it. */
+EXPORT ompt_start_tool_result_t *ompt_start_tool(unsigned int omp_version,
+						 const char *runtime_version);
+EXPORT ompt_start_tool_result_t *ompt_start_tool(unsigned int omp_version,
+						 const char *runtime_version)
+{
+	static ompt_start_tool_result_t result = { tool_initialize, tool_finalize, { 0 } };
+	(void)omp_version;
+	(void)runtime_version;
+	if (!culprit_collecting())
+		return NULL;	/* loaded, but not measuring this process */
+	return &result;
+}
