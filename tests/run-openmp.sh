@@ -84,6 +84,33 @@ for cc in $compilers; do
 			near "$(ratio "$(pm $db $region idleness)" "$(pm $db $region work)")" 0.5 0.07
 	done
 
+	# ---- waiting for a lock ----------------------------------------------------
+	profile_e lk-$cc CPUTIME@f2000 "$PROGRAMS/omp_lock-$cc" > lk-$cc.out 2>&1
+	check "$cc lock: the program ran" grep -q "omp_lock done" lk-$cc.out
+	prof lk-$cc
+	db=lk-$cc.db
+	cwork=$(pm $db in_critical work)
+	cidle=$(pm $db in_critical idleness)
+	note "$cc in_critical: work $cwork s, idleness $cidle s (lock $(pm $db in_critical idleness:lock) s); held: work $(pm $db held work) s, idleness $(pm $db held idleness) s; polling: work $(pm $db polling work) s"
+	check "$cc lock: a contended critical section carries idleness equal to its work, within 15%" \
+		near "$(ratio "$cidle" "$cwork")" 1 0.15
+	check "$cc lock: as idleness:lock" at_least "$(ratio "$(pm $db in_critical idleness:lock)" "$cidle")" 0.95
+	check "$cc lock: a thread polling with omp_test_lock works: its polling is sampled" \
+		at_least "$(ratio "$(pm $db polling work)" "$(pm $db held work)")" 0.8
+	check "$cc lock: and is not idle: the lock holder gets almost no idleness" \
+		below "$(ratio "$(pm $db held idleness)" "$(pm $db held work)")" 0.05
+
+	# ---- fork after a region ---------------------------------------------------
+	profile_e fk-$cc CPUTIME@f2000 "$PROGRAMS/omp_fork-$cc" > fk-$cc.out 2>&1
+	check "$cc fork: parent and child ran" sh -c "grep -q 'child done' fk-$cc.out && grep -q 'parent done' fk-$cc.out"
+	prof fk-$cc
+	db=fk-$cc.db
+	check "$cc fork: two processes" [ "$(sql $db 'SELECT count(*) FROM processes')" = 2 ]
+	swork=$(pm $db serial work)
+	note "$cc serial after fork: work $swork s, idleness $(pm $db serial idleness) s (serial $(pm $db serial idleness:serial) s)"
+	check "$cc fork: serial code in parent and child is charged their idle workers, within 15%" \
+		near "$(ratio "$(pm $db serial idleness:serial)" "$swork")" 1 0.15
+
 	# ---- a task-parallel recursion ------------------------------------------
 	profile_e fib-$cc CPUTIME@f4000 "$PROGRAMS/omp_fib-$cc" 41 18 > fib-$cc.out 2>&1
 	check "$cc fib: the program computed fib(41)" grep -q "fib(41) = 165580141" fib-$cc.out

@@ -83,6 +83,8 @@ struct omp_thread {
 	int regions;		/* implicit tasks of parallel regions running */
 };
 static __thread struct omp_thread me __attribute__((tls_model("initial-exec")));
+/* Inside omp_test_lock: see the interposers at the end. */
+static __thread int testing_lock __attribute__((tls_model("initial-exec")));
 
 /* async-signal-safe */
 static int is_libomp(uint64_t addr)
@@ -321,11 +323,14 @@ static void on_sync_region_wait(ompt_sync_region_t kind, ompt_scope_endpoint_t e
 static void on_mutex_acquire(ompt_mutex_t kind, unsigned int hint, unsigned int impl,
 			     ompt_wait_id_t wait_id, const void *codeptr)
 {
-	(void)kind;
 	(void)hint;
 	(void)impl;
 	(void)wait_id;
 	(void)codeptr;
+	/* omp_test_lock does not wait, and says "acquired" only if it got
+	 * the lock.  (libomp 14 reports it as ompt_mutex_lock.) */
+	if (kind == ompt_mutex_test_lock || kind == ompt_mutex_test_nest_lock || testing_lock)
+		return;
 	set_state(CULPRIT_IDLE, CULPRIT_IDLE_LOCK);
 }
 
@@ -336,6 +341,24 @@ static void on_mutex_acquired(ompt_mutex_t kind, ompt_wait_id_t wait_id, const v
 	(void)codeptr;
 	set_state(CULPRIT_WORKING, 0);
 }
+
+/* In the child of fork(), only the forking thread exists; libomp starts
+ * afresh there, with new workers. */
+static void omp_fork_child(void)
+{
+	for (int i = 0; i < MAX_WORKERS; i++)
+		atomic_store(&slots[i].team, NULL);
+	atomic_store(&nslots, 0);
+	me.slot = NULL;
+	me.team = NULL;
+}
+
+static const struct culprit_plugin openmp_plugin = {
+	.name = "openmp",
+	.abi = CULPRIT_PLUGIN_ABI,
+	.fork_child = omp_fork_child,
+};
+CULPRIT_PLUGIN(openmp_plugin);
 
 /* ---- the tool ---------------------------------------------------------------- */
 
@@ -406,4 +429,37 @@ EXPORT ompt_start_tool_result_t *ompt_start_tool(unsigned int omp_version,
 	if (!culprit_collecting())
 		return NULL;	/* loaded, but not measuring this process */
 	return &result;
+}
+
+/* omp_test_lock and omp_test_nest_lock, wrapped: libomp 14 reports their
+ * tries as ompt_mutex_lock, and a failed try has no "acquired", so without
+ * this a thread that polls a lock would count as waiting for it while it
+ * works between tries.  The lock is passed on untouched (its layout is
+ * the runtime's business). */
+typedef int test_lock_fn(void *lock);
+
+static int test_lock(const char *name, test_lock_fn **real, void *lock)
+{
+	if (!*real)
+		*real = (test_lock_fn *)(uintptr_t)dlsym(RTLD_NEXT, name);
+	if (!*real)
+		return 0;
+	testing_lock++;
+	int r = (*real)(lock);
+	testing_lock--;
+	return r;
+}
+
+EXPORT int omp_test_lock(void *lock);
+EXPORT int omp_test_lock(void *lock)
+{
+	static test_lock_fn *real;
+	return test_lock("omp_test_lock", &real, lock);
+}
+
+EXPORT int omp_test_nest_lock(void *lock);
+EXPORT int omp_test_nest_lock(void *lock)
+{
+	static test_lock_fn *real;
+	return test_lock("omp_test_nest_lock", &real, lock);
 }
