@@ -29,6 +29,16 @@ int events_resolve(const char *spec, struct event_spec *out, char *err, size_t e
 /* Prints every event this machine knows, marking those it can sample. */
 void events_list(void);
 
+/* ---- programs (run.c) ---- */
+
+enum program_kind {
+	PROGRAM_OTHER,		/* not a 64-bit ELF file (a script, say) */
+	PROGRAM_STATIC,		/* statically linked: cannot load the collector */
+	PROGRAM_DYNAMIC,		/* dynamic but without an interpreter (static-pie) */
+	PROGRAM_INTERPRETED,	/* started by the dynamic linker */
+};
+enum program_kind program_kind(const char *path);
+
 /* ---- OpenMP runtimes (openmp.c) ---- */
 
 /* --openmp: move GCC's libgomp programs onto LLVM's libomp when they need

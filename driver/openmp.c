@@ -15,7 +15,6 @@
 #include "config.h"
 #include "driver.h"
 
-#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -36,29 +35,6 @@ int openmp_parse_mode(const char *arg, enum openmp_mode *out)
 	return -1;
 }
 
-/* Whether PATH is an ELF executable with a program interpreter: only those
- * list their libraries, rather than run, under LD_TRACE_LOADED_OBJECTS. */
-static int has_interpreter(const char *path)
-{
-	Elf64_Ehdr eh;
-	int fd = open(path, O_RDONLY | O_CLOEXEC), found = 0;
-
-	if (fd < 0)
-		return 0;
-	if (read(fd, &eh, sizeof eh) == (ssize_t)sizeof eh && memcmp(eh.e_ident, ELFMAG, SELFMAG) == 0 &&
-	    eh.e_ident[EI_CLASS] == ELFCLASS64 && eh.e_phentsize == sizeof(Elf64_Phdr)) {
-		for (int i = 0; i < eh.e_phnum && !found; i++) {
-			Elf64_Phdr ph;
-			if (pread(fd, &ph, sizeof ph, (off_t)(eh.e_phoff + (uint64_t)i * sizeof ph)) !=
-			    (ssize_t)sizeof ph)
-				break;
-			found = ph.p_type == PT_INTERP;
-		}
-	}
-	close(fd);
-	return found;
-}
-
 /* The libraries PROGRAM loads, as the dynamic linker lists them, into
  * OUT (NUL-terminated, truncated).  Returns 0, or -1 if it cannot tell. */
 static int list_libraries(const char *program, char *out, size_t size)
@@ -66,7 +42,9 @@ static int list_libraries(const char *program, char *out, size_t size)
 	int fd[2];
 	size_t got = 0;
 
-	if (size == 0 || !has_interpreter(program) || pipe2(fd, O_CLOEXEC) < 0)
+	/* Only a program with an interpreter lists its libraries, rather than
+	 * runs, under LD_TRACE_LOADED_OBJECTS. */
+	if (size == 0 || program_kind(program) != PROGRAM_INTERPRETED || pipe2(fd, O_CLOEXEC) < 0)
 		return -1;
 	pid_t pid = fork();
 	if (pid < 0) {

@@ -150,28 +150,30 @@ static int resolve_program(const char *prog, char *out, size_t size)
 	return 127;
 }
 
-/* A statically linked program cannot load the collector. */
-static int is_static(const char *path)
+/* What kind of program PATH is, from its ELF program headers. */
+enum program_kind program_kind(const char *path)
 {
 	Elf64_Ehdr eh;
-	int fd = open(path, O_RDONLY | O_CLOEXEC), stat_ = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	enum program_kind kind = PROGRAM_OTHER;
 
 	if (fd < 0)
-		return 0;
+		return PROGRAM_OTHER;
 	if (read(fd, &eh, sizeof eh) == (ssize_t)sizeof eh && memcmp(eh.e_ident, ELFMAG, SELFMAG) == 0 &&
 	    eh.e_ident[EI_CLASS] == ELFCLASS64 && eh.e_phentsize == sizeof(Elf64_Phdr)) {
-		stat_ = 1;
+		int interp = 0, dynamic = 0;
 		for (int i = 0; i < eh.e_phnum; i++) {
 			Elf64_Phdr ph;
 			if (pread(fd, &ph, sizeof ph, (off_t)(eh.e_phoff + (uint64_t)i * sizeof ph)) !=
 			    (ssize_t)sizeof ph)
 				break;
-			if (ph.p_type == PT_INTERP || ph.p_type == PT_DYNAMIC)
-				stat_ = 0;
+			interp |= ph.p_type == PT_INTERP;
+			dynamic |= ph.p_type == PT_DYNAMIC;
 		}
+		kind = interp ? PROGRAM_INTERPRETED : dynamic ? PROGRAM_DYNAMIC : PROGRAM_STATIC;
 	}
 	close(fd);
-	return stat_;
+	return kind;
 }
 
 static void sanitize(const char *name, char *out, size_t size)
@@ -317,7 +319,7 @@ int cmd_run(int argc, char **argv)
 	rc = resolve_program(prog_argv[0], program, sizeof program);
 	if (rc)
 		return rc;
-	if (is_static(program))
+	if (program_kind(program) == PROGRAM_STATIC)
 		warn_msg("%s is statically linked: culprit can only measure dynamically linked "
 			 "programs, so nothing will be recorded", program);
 	char libomp[PATH_MAX];

@@ -113,6 +113,16 @@ at_least() {
 	awk -v a="$1" -v b="$2" 'BEGIN { exit !(a >= b) }'
 }
 
+# below A B: A < B (decimals allowed).
+below() {
+	awk -v a="$1" -v b="$2" 'BEGIN { exit !(a < b) }'
+}
+
+# ratio A B: A / B to three decimals (0 when B is 0).
+ratio() {
+	awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f\n", (b > 0 ? a / b : 0) }'
+}
+
 # nearly_all PART WHOLE: PART is WHOLE but for a stray sample or two (in
 # the dynamic loader before main, say, or in exit handlers after it).
 nearly_all() {
@@ -145,4 +155,12 @@ prof() {
 # sql DB QUERY: one query's output, values separated by '|'.
 sql() {
 	sqlite3 -batch "$1" "$2"
+}
+
+# pm DB PROCEDURE METRIC: the procedure's inclusive cputime METRIC in DB
+# (0 when it has none).
+pm() {
+	_v=$(sql "$1" "SELECT sum(inclusive) FROM procedure_metrics
+		WHERE event = 'cputime' AND procedure = '$2' AND metric = '$3'")
+	echo "${_v:-0}"
 }

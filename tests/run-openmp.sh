@@ -6,32 +6,15 @@
 # libomp); the results must be the same.
 . "${srcdir:-.}/tests/lib.sh"
 
-# pm DB PROCEDURE METRIC: the procedure's inclusive cputime METRIC.
-pm() {
-	v=$(sql "$1" "SELECT sum(inclusive) FROM procedure_metrics
-		WHERE event = 'cputime' AND procedure = '$2' AND metric = '$3'")
-	echo "${v:-0}"
-}
-
-# ratio A B: A / B (0 when B is 0).
-ratio() {
-	awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f\n", (b > 0 ? a / b : 0) }'
-}
-
-# below A B: A < B.
-below() {
-	awk -v a="$1" -v b="$2" 'BEGIN { exit !(a < b) }'
-}
-
 compilers=
 [ -x "$PROGRAMS/omp_fib-clang" ] && compilers="$compilers clang"
 [ -x "$PROGRAMS/omp_fib-gcc" ] && compilers="$compilers gcc"
 [ -n "$compilers" ] || skip_all "no compiler with OpenMP support was found by configure"
 
 export OMP_NUM_THREADS=2
-# libomp's waiting threads spin on a CPU for a while: make check runs
-# tests side by side on machines with 2 CPUs, where the spinning would
-# take CPU time from the working threads of another test.
+# libomp's waiting threads spin for 200 ms before they sleep; with none,
+# they sleep at once and CPU-time samples never see them: idleness must
+# come from the worker counts alone.
 export KMP_BLOCKTIME=0
 
 for cc in $compilers; do

@@ -6,18 +6,6 @@
 # by pkg-config, and the example built with it.
 . "${srcdir:-.}/tests/lib.sh"
 
-pm() {
-	v=$(sql "$1" "SELECT sum(inclusive) FROM procedure_metrics
-		WHERE event = 'cputime' AND procedure = '$2' AND metric = '$3'")
-	echo "${v:-0}"
-}
-ratio() {
-	awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f\n", (b > 0 ? a / b : 0) }'
-}
-below() {
-	awk -v a="$1" -v b="$2" 'BEGIN { exit !(a < b) }'
-}
-
 "$PROGRAMS/api_pool" 1000 > plain.out
 check "api: without culprit the program runs on the stub library" grep -q "api_pool done" plain.out
 
