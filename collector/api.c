@@ -51,13 +51,15 @@ EXPORT __attribute__((noinline)) void culprit_task_run(culprit_task *task, void 
 
 	culprit_ctx_hold(ctx);
 	struct culprit_ctx *prev = ctx ? culprit_ctx_set(ctx) : NULL;
-	if ((state & 0xf) == CULPRIT_IDLE)
+	int waited = (state & 0xf) == CULPRIT_IDLE || (state & 0xf) == CULPRIT_WAITING;
+	if (waited)
 		culprit_worker_set(CULPRIT_WORKING, 0);
 	fn(arg);
 	/* A frame of ours stays on the stack below FN: the boundary. */
 	__asm__ volatile("" ::: "memory");
-	if ((state & 0xf) == CULPRIT_IDLE)
-		culprit_worker_set(CULPRIT_IDLE, (enum culprit_idle_cause)(state >> 4));
+	if (waited)
+		culprit_worker_set((enum culprit_worker_state)(state & 0xf),
+				   (enum culprit_idle_cause)(state >> 4));
 	if (ctx)
 		culprit_ctx_set(prev);
 	culprit_ctx_release(ctx);

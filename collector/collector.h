@@ -352,9 +352,18 @@ HIDDEN void plugins_thread_end(void);
 HIDDEN void plugins_fork_child(void);
 /* async-signal-safe */
 HIDDEN void plugins_logical_unwind(struct culprit_path *path);
-/* Snapshot of the worker counts: working workers, and idle ones by cause.
- * async-signal-safe. */
-HIDDEN void workers_counts(uint32_t *working, uint32_t idle[CULPRIT_IDLE_CAUSES]);
+/* Whether some plugin's runtime has tasks queued.  async-signal-safe. */
+HIDDEN int plugins_tasks_pending(void);
+
+/* Snapshot of the worker counts. */
+struct worker_counts {
+	uint32_t working;
+	uint32_t idle[CULPRIT_IDLE_CAUSES];
+	uint32_t waiting[CULPRIT_IDLE_CAUSES];	/* in a runtime wait, by cause */
+	uint32_t nwaiting;
+};
+/* async-signal-safe */
+HIDDEN void workers_counts(struct worker_counts *out);
 /* The calling thread's plugins, and the plugin index of OPS (for
  * plugin_data); -1 when not active. */
 HIDDEN int plugins_index(const struct culprit_plugin *ops);

@@ -28,6 +28,7 @@ struct culprit_ctx {
 	uint8_t size_class;
 	uint8_t complete;	/* the chain ends at a thread's real root */
 	uint8_t flags;		/* CULPRIT_CTX_* */
+	_Atomic uint8_t claimed;	/* culprit_ctx_claim() was called */
 	culprit_boundary_fn boundary;
 	struct culprit_ctx *parent;
 	struct ctx_pool *pool;	/* where it returns when freed */
@@ -123,6 +124,13 @@ void culprit_ctx_release(struct culprit_ctx *ctx)
 unsigned culprit_ctx_flags(const struct culprit_ctx *ctx)
 {
 	return ctx ? ctx->flags : 0;
+}
+
+/* async-signal-safe */
+int culprit_ctx_claim(struct culprit_ctx *ctx)
+{
+	return ctx && !atomic_load_explicit(&ctx->claimed, memory_order_relaxed) &&
+	       !atomic_exchange(&ctx->claimed, 1);
 }
 
 /* async-signal-safe */
@@ -261,6 +269,7 @@ struct culprit_ctx *ctx_capture(int (*runtime)(uint64_t addr), int skip,
 		r->size_class = (uint8_t)c;
 		r->pool = pool;
 		r->flags = (uint8_t)flags;
+		atomic_init(&r->claimed, 0);
 		r->boundary = boundary;
 		r->complete = (uint8_t)complete;
 		r->nframes = 0;

@@ -89,3 +89,12 @@ void plugins_logical_unwind(struct culprit_path *path)
 		if (active[i]->logical_unwind)
 			active[i]->logical_unwind(path);
 }
+
+/* async-signal-safe */
+int plugins_tasks_pending(void)
+{
+	for (int i = 0; i < nactive; i++)
+		if (active[i]->tasks_pending && active[i]->tasks_pending())
+			return 1;
+	return 0;
+}

@@ -138,8 +138,13 @@ static void record(struct culprit_thread *t, const ucontext_t *uc, int ev, uint6
 		return;
 	}
 
+	/* A waiting worker works in the runtime's scheduler while tasks are
+	 * queued; with none, it is idle (workers.c). */
 	int state = atomic_load_explicit(&t->worker_state, memory_order_relaxed) & 0xf;
-	if (state == CULPRIT_IDLE) {
+	int pending = -1;	/* not asked yet */
+	if (state == CULPRIT_WAITING)
+		pending = plugins_tasks_pending();
+	if (state == CULPRIT_IDLE || (state == CULPRIT_WAITING && !pending)) {
 		t->counter[CNT_IDLE]++;
 		t->idle_value[ev] += (double)value;
 		return;
@@ -166,13 +171,17 @@ static void record(struct culprit_thread *t, const ucontext_t *uc, int ev, uint6
 	double *m = cct_node(&t->cct, leaf)->metric + ev * COLS_PER_EVENT;
 	m[COL_SAMPLES] += 1;
 	m[COL_WORK] += (double)value;
-	if (state == CULPRIT_WORKING) {
-		uint32_t working, idle[CULPRIT_IDLE_CAUSES];
-		workers_counts(&working, idle);
+	if (state == CULPRIT_WORKING || state == CULPRIT_WAITING) {
+		struct worker_counts n;
+		workers_counts(&n);
+		if (n.nwaiting && pending < 0)
+			pending = plugins_tasks_pending();
+		uint32_t working = n.working + (n.nwaiting && pending ? n.nwaiting : 0);
 		if (working > 0)
 			for (int c = 0; c < CULPRIT_IDLE_CAUSES; c++) {
+				uint32_t idle = n.idle[c] + (pending ? 0 : n.waiting[c]);
 				/* The total is the sum of the parts, exactly. */
-				double blame = (double)value * idle[c] / working;
+				double blame = (double)value * idle / working;
 				m[COL_IDLE_CAUSE + c] += blame;
 				m[COL_IDLENESS] += blame;
 			}

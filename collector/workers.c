@@ -1,18 +1,29 @@
 /* workers.c - process-wide worker counts for idleness.
  *
  * Runtimes (through plugins or the runtime API) declare which threads are
- * workers and whether each is working, or idle and why.  All counts live in
- * one 64-bit word, so that a sample reads a consistent set with one load:
+ * workers and whether each is working, idle and why, or waiting and why.
+ * The counts live in two 64-bit words:
  *
- *   bits 48..63  working workers
- *   bits  0..47  idle workers, 12 bits per cause (enum culprit_idle_cause)
+ *   counts   bits 48..63  working workers
+ *            bits  0..47  idle workers, 12 bits per cause
+ *   waiting  bits  0..63  waiting workers, 16 bits per cause
+ *
+ * A waiting worker sits in a runtime wait (a barrier, a taskwait) that runs
+ * the runtime's task scheduler: it works, as the runtime's overhead, while
+ * the runtime has tasks queued, and is idle for its cause while it has
+ * none.  Which of the two is decided when a sample is taken (sample.c), by
+ * asking the plugins whether tasks are queued; counting the queue itself
+ * would cost an atomic operation on a shared word per task.
  *
  * A thread changes its own state; the one exception is culprit_worker_recause,
- * by which a runtime moves a sleeping worker to another cause (OpenMP's
+ * by which a runtime moves a sleeping worker to another state (OpenMP's
  * pool workers wait in a region's last barrier until the next region, long
- * after the region ended).  The count update then follows the state change
- * by a few instructions, and a sample in between can see a field borrowed
- * from: a field that reads as more than half its range is taken as zero.
+ * after the region ended).  When a change touches both words, the new
+ * state is added before the old is taken away, so that for an instant a
+ * worker may count twice but never not at all.  A recause's count update
+ * follows its state change by a few instructions, and a sample in between
+ * can see a field borrowed from: a field that reads as more than half its
+ * range is taken as zero.
  *
  * Lock-free and async-signal-safe.
  */
@@ -21,8 +32,10 @@
 #define WORKING_SHIFT 48
 #define CAUSE_BITS 12
 #define CAUSE_MASK ((1u << CAUSE_BITS) - 1)
+#define WAITING_BITS 16
+#define WAITING_MASK 0xffffu
 
-static _Atomic uint64_t counts;
+static _Atomic uint64_t counts, waiting;
 
 /* A thread's state word: the state in the low 4 bits, the cause above. */
 static int pack(int state, int cause)
@@ -30,7 +43,7 @@ static int pack(int state, int cause)
 	return state | cause << 4;
 }
 
-static uint64_t contribution(int packed)
+static uint64_t in_counts(int packed)
 {
 	int state = packed & 0xf, cause = packed >> 4;
 	if (state == CULPRIT_WORKING)
@@ -40,11 +53,46 @@ static uint64_t contribution(int packed)
 	return 0;
 }
 
+static uint64_t in_waiting(int packed)
+{
+	if ((packed & 0xf) != CULPRIT_WAITING)
+		return 0;
+	return (uint64_t)1 << (WAITING_BITS * (packed >> 4));
+}
+
+/* The counts for a change from OLD to NEW, adding before taking away. */
+static void account(int old, int new)
+{
+	uint64_t dc = in_counts(new) - in_counts(old), dw = in_waiting(new) - in_waiting(old);
+	if (in_waiting(new)) {
+		if (dw)
+			atomic_fetch_add(&waiting, dw);
+		if (dc)
+			atomic_fetch_add(&counts, dc);
+	} else {
+		if (dc)
+			atomic_fetch_add(&counts, dc);
+		if (dw)
+			atomic_fetch_add(&waiting, dw);
+	}
+}
+
 static void change(struct culprit_thread *t, int packed)
 {
 	int old = atomic_exchange(&t->worker_state, packed);
 	if (old != packed)
-		atomic_fetch_add(&counts, contribution(packed) - contribution(old));
+		account(old, packed);
+}
+
+static int valid(enum culprit_worker_state state, enum culprit_idle_cause cause)
+{
+	return state <= CULPRIT_WAITING && cause < CULPRIT_IDLE_CAUSES;
+}
+
+static int packed_state(enum culprit_worker_state state, enum culprit_idle_cause cause)
+{
+	int has_cause = state == CULPRIT_IDLE || state == CULPRIT_WAITING;
+	return pack(state, has_cause ? cause : 0);
 }
 
 /* async-signal-safe */
@@ -52,9 +100,9 @@ void culprit_worker_set(enum culprit_worker_state state, enum culprit_idle_cause
 {
 	struct culprit_thread *t = culprit_thread_self();
 
-	if (!t || state > CULPRIT_IDLE || cause >= CULPRIT_IDLE_CAUSES)
+	if (!t || !valid(state, cause))
 		return;
-	change(t, pack(state, state == CULPRIT_IDLE ? cause : 0));
+	change(t, packed_state(state, cause));
 }
 
 struct culprit_worker *culprit_worker_self(void)
@@ -63,32 +111,40 @@ struct culprit_worker *culprit_worker_self(void)
 }
 
 /* async-signal-safe */
-int culprit_worker_recause(struct culprit_worker *w, enum culprit_idle_cause from,
-			   enum culprit_idle_cause to)
+int culprit_worker_recause(struct culprit_worker *w, enum culprit_worker_state from_state,
+			   enum culprit_idle_cause from_cause, enum culprit_worker_state to_state,
+			   enum culprit_idle_cause to_cause)
 {
 	struct culprit_thread *t = (struct culprit_thread *)w;
 
-	if (!t || from >= CULPRIT_IDLE_CAUSES || to >= CULPRIT_IDLE_CAUSES)
+	if (!t || !valid(from_state, from_cause) || !valid(to_state, to_cause))
 		return 0;
-	int expected = pack(CULPRIT_IDLE, from), packed = pack(CULPRIT_IDLE, to);
+	int expected = packed_state(from_state, from_cause);
+	int packed = packed_state(to_state, to_cause);
 	if (!atomic_compare_exchange_strong(&t->worker_state, &expected, packed))
 		return 0;
-	if (from != to)
-		atomic_fetch_add(&counts, contribution(packed) - contribution(expected));
+	if (expected != packed)
+		account(expected, packed);
 	return 1;
 }
 
 /* async-signal-safe */
-void workers_counts(uint32_t *working, uint32_t idle[CULPRIT_IDLE_CAUSES])
+void workers_counts(struct worker_counts *out)
 {
-	uint64_t v = atomic_load_explicit(&counts, memory_order_relaxed);
-	*working = (uint32_t)(v >> WORKING_SHIFT);
-	if (*working > 0x7fff)
-		*working = 0;	/* borrowed from, for an instant */
-	for (int c = 0; c < CULPRIT_IDLE_CAUSES; c++) {
-		idle[c] = (uint32_t)(v >> (CAUSE_BITS * c)) & CAUSE_MASK;
-		if (idle[c] > CAUSE_MASK / 2)
-			idle[c] = 0;
+	uint64_t c = atomic_load_explicit(&counts, memory_order_relaxed);
+	uint64_t w = atomic_load_explicit(&waiting, memory_order_relaxed);
+	out->working = (uint32_t)(c >> WORKING_SHIFT);
+	if (out->working > 0x7fff)
+		out->working = 0;	/* borrowed from, for an instant */
+	out->nwaiting = 0;
+	for (int k = 0; k < CULPRIT_IDLE_CAUSES; k++) {
+		out->idle[k] = (uint32_t)(c >> (CAUSE_BITS * k)) & CAUSE_MASK;
+		if (out->idle[k] > CAUSE_MASK / 2)
+			out->idle[k] = 0;
+		out->waiting[k] = (uint32_t)(w >> (WAITING_BITS * k)) & WAITING_MASK;
+		if (out->waiting[k] > WAITING_MASK / 2)
+			out->waiting[k] = 0;
+		out->nwaiting += out->waiting[k];
 	}
 }
 
@@ -101,5 +157,7 @@ void workers_fork_child(void)
 {
 	/* Only the forking thread survives; count it alone. */
 	struct culprit_thread *t = culprit_thread_self();
-	atomic_store(&counts, t ? contribution(atomic_load(&t->worker_state)) : 0);
+	int packed = t ? atomic_load(&t->worker_state) : 0;
+	atomic_store(&counts, in_counts(packed));
+	atomic_store(&waiting, in_waiting(packed));
 }

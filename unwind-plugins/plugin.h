@@ -30,7 +30,7 @@
 
 #include <stdint.h>
 
-#define CULPRIT_PLUGIN_ABI 2
+#define CULPRIT_PLUGIN_ABI 3
 
 /* One element of a path.  Native frames carry an address, which the core
  * maps to (module, offset) when it inserts the path; logical frames carry
@@ -63,6 +63,9 @@ struct culprit_ctx;
 /* Don't-switch flag: work that runs inside its creator's native frames
  * (an OpenMP undeferred task) needs no record of its own to be placed. */
 #define CULPRIT_CTX_INLINE 0x1
+/* A task that waits in a queue until some worker starts it: the plugin
+ * counts it as queued until then. */
+#define CULPRIT_CTX_QUEUED 0x2
 
 /* Captures the calling thread's logical context here: its native frames,
  * skipping culprit's own and then, at the innermost end, those RUNTIME
@@ -78,6 +81,10 @@ struct culprit_ctx *culprit_ctx_capture(int (*runtime)(uint64_t addr),
 void culprit_ctx_hold(struct culprit_ctx *ctx);
 void culprit_ctx_release(struct culprit_ctx *ctx);
 unsigned culprit_ctx_flags(const struct culprit_ctx *ctx);
+/* Returns 1 the first time it is called for CTX, 0 after (and for NULL):
+ * for telling a task's start from its resumptions.  Any thread.
+ * async-signal-safe. */
+int culprit_ctx_claim(struct culprit_ctx *ctx);
 /* The calling thread's current record (NULL: none), and setting it; the
  * caller keeps the reference counts right.  async-signal-safe. */
 struct culprit_ctx *culprit_ctx_get(void);
@@ -107,6 +114,11 @@ enum culprit_worker_state {
 	CULPRIT_NOT_WORKER = 0,	/* not part of a worker pool: never idle */
 	CULPRIT_WORKING = 1,	/* a worker running user code */
 	CULPRIT_IDLE = 2,	/* a worker waiting; see the cause */
+	/* A worker in a wait that runs the runtime's task scheduler (a
+	 * barrier, a taskwait): working, on the runtime's overhead, while
+	 * the runtime has tasks queued (tasks_pending), else idle for its
+	 * cause. */
+	CULPRIT_WAITING = 3,
 };
 
 /* Why an idle worker waits. */
@@ -140,6 +152,10 @@ struct culprit_plugin {
 	/* async-signal-safe: adjust PATH after the core has placed it in its
 	 * logical context.  Runs for every sample of a working thread. */
 	void (*logical_unwind)(struct culprit_path *path);
+	/* async-signal-safe: whether the runtime has tasks created and not
+	 * yet started, which its waiting workers would run.  Asked at samples
+	 * while some worker is CULPRIT_WAITING. */
+	int (*tasks_pending)(void);
 };
 
 #define CULPRIT_PLUGIN(ops)                                                  \
@@ -156,10 +172,12 @@ void culprit_worker_set(enum culprit_worker_state state, enum culprit_idle_cause
  * sampled thread).  Valid until the thread ends. */
 struct culprit_worker;
 struct culprit_worker *culprit_worker_self(void);
-/* Another thread's doing: if worker W is idle for cause FROM, it is now
- * idle for cause TO.  Returns whether it was.  For a runtime that knows
- * better than a sleeping worker why it waits.  Lock-free. */
-int culprit_worker_recause(struct culprit_worker *w, enum culprit_idle_cause from,
-			   enum culprit_idle_cause to);
+/* Another thread's doing: if worker W is in state FROM_STATE for cause
+ * FROM_CAUSE, it is now in TO_STATE for TO_CAUSE.  Returns whether it was.
+ * For a runtime that knows better than a sleeping worker why it waits.
+ * Lock-free. */
+int culprit_worker_recause(struct culprit_worker *w, enum culprit_worker_state from_state,
+			   enum culprit_idle_cause from_cause, enum culprit_worker_state to_state,
+			   enum culprit_idle_cause to_cause);
 
 #endif

@@ -18,9 +18,11 @@
  * user code keep those frames: that is runtime overhead.
  *
  * Worker states come from the callbacks: a pool worker outside a parallel
- * region is idle because only serial code runs; waiting in a barrier,
- * taskwait, taskgroup or reduction is idle for that reason, and so is
- * waiting for a lock; running a task (also inside a barrier) is working.
+ * region is idle because only serial code runs; a worker in a barrier,
+ * taskwait, taskgroup or reduction is waiting (CULPRIT_WAITING): it runs
+ * libomp's task scheduler, overhead, while tasks are queued, and is idle
+ * for that reason while none are; waiting for a lock is idle; running a
+ * task (also inside a barrier) is working.
  * Samples of idle workers, spinning or asleep, add nothing: idleness comes
  * from the counts.
  *
@@ -45,14 +47,17 @@
 
 #define EXPORT __attribute__((visibility("default")))
 #define MAX_RANGES 4
+#define MAX_SYS_RANGES 16
 #define MAX_NESTING 256
 #define MAX_WORKERS 1024
 
-/* libomp's code: the frames that are the runtime's. */
-static struct {
+/* libomp's code: the frames that are the runtime's; and the system
+ * libraries' (libc and the like), which libomp calls too. */
+struct text_range {
 	uintptr_t lo, hi;
-} omp_text[MAX_RANGES];
-static int nranges;
+};
+static struct text_range omp_text[MAX_RANGES], sys_text[MAX_SYS_RANGES];
+static int nranges, nsys;
 static int active;
 
 /* What is suspended on a thread under the task it runs now: a task that
@@ -63,19 +68,25 @@ struct suspended {
 	struct culprit_ctx *ctx;	/* its record (the implicit case restores it) */
 };
 
-/* The pool workers, for the master that ends a region.  TEAM is the region
- * (its record) whose implicit task the worker runs as a non-master member,
- * until the region's master sets it NULL as the region ends. */
+/* The runtime's threads.  TEAM is the region (its record) whose implicit
+ * task a pool worker runs as a non-master member, until the region's master
+ * sets it NULL as the region ends.  CREATED and STARTED count the deferred
+ * tasks the thread created and started: their sums over all threads differ
+ * by the tasks queued.  Each thread writes its own slot (no atomic
+ * read-modify-write per task); samples read them all. */
 struct team_slot {
 	_Atomic(struct culprit_ctx *) team;
 	struct culprit_worker *worker;
-};
+	_Atomic long created, started;
+} __attribute__((aligned(64)));
 static struct team_slot slots[MAX_WORKERS];
 static atomic_int nslots;
+/* The counts of threads without a slot. */
+static _Atomic long created_elsewhere, started_elsewhere;
 
 struct omp_thread {
 	int worker;		/* a pool worker (not the initial thread) */
-	struct team_slot *slot;	/* its slot (NULL: none left) */
+	struct team_slot *slot;	/* this thread's (NULL: none left) */
 	struct culprit_ctx *team;	/* the region it last joined as a member */
 	uint8_t state, cause;	/* of the running task */
 	int depth;		/* entries of stack[] in use (may exceed it) */
@@ -95,9 +106,19 @@ static int is_libomp(uint64_t addr)
 	return 0;
 }
 
-/* The innermost frame of user code that libomp called: where an outlined
- * region or task body was entered.  When there is none (the thread is in
- * libomp's own code), the libomp frames up to the outermost are kept.
+/* async-signal-safe */
+static int is_system(uint64_t addr)
+{
+	for (int i = 0; i < nsys; i++)
+		if (addr - sys_text[i].lo < sys_text[i].hi - sys_text[i].lo)
+			return 1;
+	return 0;
+}
+
+/* The innermost frame of the program's code that libomp called: where an
+ * outlined region or task body was entered (libc called by libomp, say to
+ * yield, is not it).  When there is none (the thread is in libomp's own
+ * code), the libomp frames up to the outermost are kept.
  * async-signal-safe. */
 static int omp_boundary(const struct culprit_frame *f, int n, int partial)
 {
@@ -105,7 +126,7 @@ static int omp_boundary(const struct culprit_frame *f, int n, int partial)
 	for (int i = 0; i < n; i++) {
 		int omp = is_libomp(f[i].addr);
 		if (i + 1 < n && !omp && !(f[i].flags & CULPRIT_FRAME_OURS) &&
-		    is_libomp(f[i + 1].addr))
+		    is_libomp(f[i + 1].addr) && !is_system(f[i].addr))
 			return i + 1;
 		if (omp)
 			last = i;
@@ -124,10 +145,37 @@ static void set_state(int state, int cause)
 	culprit_worker_set((enum culprit_worker_state)state, (enum culprit_idle_cause)cause);
 	/* Waiting in a barrier of a region that has ended already: the master
 	 * missed this worker (it had not started to wait); see end_team(). */
-	if (state == CULPRIT_IDLE && cause == CULPRIT_IDLE_BARRIER && me.slot && me.team &&
+	if (state == CULPRIT_WAITING && cause == CULPRIT_IDLE_BARRIER && me.slot && me.team &&
 	    atomic_load(&me.slot->team) != me.team &&
-	    culprit_worker_recause(me.slot->worker, CULPRIT_IDLE_BARRIER, CULPRIT_IDLE_SERIAL))
+	    culprit_worker_recause(me.slot->worker, CULPRIT_WAITING, CULPRIT_IDLE_BARRIER,
+				   CULPRIT_IDLE, CULPRIT_IDLE_SERIAL)) {
+		me.state = CULPRIT_IDLE;
 		me.cause = CULPRIT_IDLE_SERIAL;
+	}
+}
+
+/* One more task created, or started, by this thread. */
+static void count_task(int started)
+{
+	if (!me.slot) {
+		atomic_fetch_add(started ? &started_elsewhere : &created_elsewhere, 1);
+		return;
+	}
+	_Atomic long *c = started ? &me.slot->started : &me.slot->created;
+	atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + 1,
+			      memory_order_relaxed);
+}
+
+/* async-signal-safe */
+static int omp_tasks_pending(void)
+{
+	long queued = atomic_load_explicit(&created_elsewhere, memory_order_relaxed) -
+		      atomic_load_explicit(&started_elsewhere, memory_order_relaxed);
+	int n = atomic_load_explicit(&nslots, memory_order_relaxed);
+	for (int i = 0; i < n && i < MAX_WORKERS; i++)
+		queued += atomic_load_explicit(&slots[i].created, memory_order_relaxed) -
+			  atomic_load_explicit(&slots[i].started, memory_order_relaxed);
+	return queued > 0;
 }
 
 /* The master ends REGION: its members wait in its closing barrier until
@@ -143,8 +191,8 @@ static void end_team(struct culprit_ctx *region)
 	for (int i = 0; i < n && i < MAX_WORKERS; i++) {
 		struct culprit_ctx *expected = region;
 		if (atomic_compare_exchange_strong(&slots[i].team, &expected, NULL))
-			culprit_worker_recause(slots[i].worker, CULPRIT_IDLE_BARRIER,
-					       CULPRIT_IDLE_SERIAL);
+			culprit_worker_recause(slots[i].worker, CULPRIT_WAITING, CULPRIT_IDLE_BARRIER,
+					       CULPRIT_IDLE, CULPRIT_IDLE_SERIAL);
 	}
 }
 
@@ -154,16 +202,18 @@ static void on_thread_begin(ompt_thread_t type, ompt_data_t *thread_data)
 {
 	(void)thread_data;
 	memset(&me, 0, sizeof me);
+	if (type != ompt_thread_worker && type != ompt_thread_initial)
+		return;
+	struct culprit_worker *w = culprit_worker_self();
+	int i = w ? atomic_fetch_add(&nslots, 1) : MAX_WORKERS;
+	if (i < MAX_WORKERS) {
+		slots[i].worker = w;
+		me.slot = &slots[i];
+	}
 	if (type == ompt_thread_worker) {
 		me.worker = 1;
 		set_state(CULPRIT_IDLE, CULPRIT_IDLE_SERIAL);	/* until it gets a region */
-		struct culprit_worker *w = culprit_worker_self();
-		int i = w ? atomic_fetch_add(&nslots, 1) : MAX_WORKERS;
-		if (i < MAX_WORKERS) {
-			slots[i].worker = w;
-			me.slot = &slots[i];
-		}
-	} else if (type == ompt_thread_initial) {
+	} else {
 		set_state(CULPRIT_WORKING, 0);
 	}
 }
@@ -239,7 +289,7 @@ static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parall
 		task->ptr = region;
 		push(culprit_ctx_set(region));
 		me.regions++;
-		if (index != 0 && me.slot) {
+		if (index != 0 && me.worker && me.slot) {
 			me.team = region;
 			atomic_store(&me.slot->team, region);
 		}
@@ -276,8 +326,13 @@ static void on_task_create(ompt_data_t *parent, const ompt_frame_t *frame, ompt_
 	}
 	/* An undeferred task runs at once, inside its creator's frames: it
 	 * needs its record only for the tasks it creates. */
+	int undeferred = (flags & ompt_task_undeferred) != 0;
 	task->ptr = culprit_ctx_capture(is_libomp, omp_boundary,
-					(flags & ompt_task_undeferred) ? CULPRIT_CTX_INLINE : 0);
+					undeferred ? CULPRIT_CTX_INLINE : CULPRIT_CTX_QUEUED);
+	/* Queued, for waiting workers to take; counted where it starts too
+	 * (task_schedule), which needs its record. */
+	if (!undeferred && task->ptr)
+		count_task(0);
 }
 
 static void on_task_schedule(ompt_data_t *prior, ompt_task_status_t status, ompt_data_t *next)
@@ -289,8 +344,13 @@ static void on_task_schedule(ompt_data_t *prior, ompt_task_status_t status, ompt
 
 	/* An undeferred task runs inside its creator's frames: the creator's
 	 * record still places it right. */
-	if (!(culprit_ctx_flags(next_ctx) & CULPRIT_CTX_INLINE))
+	unsigned next_flags = culprit_ctx_flags(next_ctx);
+	if (!(next_flags & CULPRIT_CTX_INLINE)) {
 		culprit_ctx_set(next_ctx);
+		/* Its start, not a resumption. */
+		if ((next_flags & CULPRIT_CTX_QUEUED) && culprit_ctx_claim(next_ctx))
+			count_task(1);
+	}
 	if (done) {
 		/* Back to the task this one ran on top of, in its state. */
 		struct suspended was = pop();
@@ -315,9 +375,11 @@ static void on_sync_region_wait(ompt_sync_region_t kind, ompt_scope_endpoint_t e
 		set_state(CULPRIT_WORKING, 0);
 		return;
 	}
+	/* Waiting workers run queued tasks (the runtime's scheduler is
+	 * overhead); without any, they are idle. */
 	int cause = kind == ompt_sync_region_taskwait || kind == ompt_sync_region_taskgroup
 		    ? CULPRIT_IDLE_TASKWAIT : CULPRIT_IDLE_BARRIER;
-	set_state(CULPRIT_IDLE, cause);
+	set_state(CULPRIT_WAITING, cause);
 }
 
 static void on_mutex_acquire(ompt_mutex_t kind, unsigned int hint, unsigned int impl,
@@ -346,9 +408,14 @@ static void on_mutex_acquired(ompt_mutex_t kind, ompt_wait_id_t wait_id, const v
  * afresh there, with new workers. */
 static void omp_fork_child(void)
 {
-	for (int i = 0; i < MAX_WORKERS; i++)
+	for (int i = 0; i < MAX_WORKERS; i++) {
 		atomic_store(&slots[i].team, NULL);
+		atomic_store(&slots[i].created, 0);
+		atomic_store(&slots[i].started, 0);
+	}
 	atomic_store(&nslots, 0);
+	atomic_store(&created_elsewhere, 0);
+	atomic_store(&started_elsewhere, 0);
 	me.slot = NULL;
 	me.team = NULL;
 }
@@ -357,6 +424,7 @@ static const struct culprit_plugin openmp_plugin = {
 	.name = "openmp",
 	.abi = CULPRIT_PLUGIN_ABI,
 	.fork_child = omp_fork_child,
+	.tasks_pending = omp_tasks_pending,
 };
 CULPRIT_PLUGIN(openmp_plugin);
 
@@ -386,6 +454,38 @@ static int find_text(struct dl_phdr_info *info, size_t size, void *arg)
 	return 1;
 }
 
+/* Libraries that work for whoever calls them, by the start of their
+ * file names. */
+static int system_library(const char *path)
+{
+	static const char *const names[] = { "libc.so", "libm.so", "libpthread.so", "ld-linux",
+					     "libstdc++.so", "libgcc_s.so", "libdl.so", "librt.so",
+					     "linux-vdso" };
+	const char *base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+		if (strncmp(base, names[i], strlen(names[i])) == 0)
+			return 1;
+	return 0;
+}
+
+static int find_system(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	(void)arg;
+	if (!info->dlpi_name || !system_library(info->dlpi_name))
+		return 0;
+	for (int i = 0; i < info->dlpi_phnum && nsys < MAX_SYS_RANGES; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X)) {
+			sys_text[nsys].lo = info->dlpi_addr + ph->p_vaddr;
+			sys_text[nsys].hi = sys_text[nsys].lo + ph->p_memsz;
+			nsys++;
+		}
+	}
+	return 0;
+}
+
 #define REGISTER(set, event, fn) \
 	set(event, (ompt_callback_t)(void (*)(void))(fn))
 
@@ -398,6 +498,7 @@ static int tool_initialize(ompt_function_lookup_t lookup, int device, ompt_data_
 		return 0;
 	/* The lookup function is libomp's: its module is the runtime. */
 	dl_iterate_phdr(find_text, (void *)(uintptr_t)lookup);
+	dl_iterate_phdr(find_system, NULL);
 	REGISTER(set, ompt_callback_thread_begin, on_thread_begin);
 	REGISTER(set, ompt_callback_thread_end, on_thread_end);
 	REGISTER(set, ompt_callback_parallel_begin, on_parallel_begin);
