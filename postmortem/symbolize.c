@@ -385,6 +385,20 @@ static const char *call_file(Dwarf_Die *die, Dwarf_Word index)
 	return dwarf_filesrc(files, index, NULL, NULL);
 }
 
+/* DIE's declaration file.  libdw 0.188 takes file index 0 for "none",
+ * as DWARF 4 does, but in DWARF 5 (clang 14's default) it is the unit's
+ * primary source file: look such an index up in the unit's file table. */
+static const char *decl_file(Dwarf_Die *die)
+{
+	const char *f = dwarf_decl_file(die);
+	Dwarf_Attribute attr;
+	Dwarf_Word index;
+	if (f || !dwarf_attr_integrate(die, DW_AT_decl_file, &attr) ||
+	    dwarf_formudata(&attr, &index) != 0 || index != 0)
+		return f;
+	return call_file(die, index);
+}
+
 static struct sym_result *resolve(struct sym_module *m, uint64_t addr)
 {
 	struct sym_frame fr[MAX_INLINE];
@@ -417,7 +431,7 @@ static struct sym_result *resolve(struct sym_module *m, uint64_t addr)
 			f->procedure = strtab_get(m->strings, strtab_intern(m->strings, name ? name : "?"));
 			free(owned[n]);
 			const char *cdir = comp_dir(die);
-			f->decl_file = source_path(m, cdir, dwarf_decl_file(die));
+			f->decl_file = source_path(m, cdir, decl_file(die));
 			int dl = 0;
 			if (dwarf_decl_line(die, &dl) == 0 && dl > 0)
 				f->decl_line = (unsigned)dl;
@@ -526,6 +540,17 @@ struct sym_result *sym_resolve(struct sym_module *m, uint64_t addr)
 	if (2 * ++m->count > m->mask)
 		cache_grow(m);
 	return r;
+}
+
+void sym_module_files(const struct sym_module *m, void (*fn)(void *arg, const char *file),
+		      void *arg)
+{
+	for (size_t i = 0; m->val && i <= m->mask; i++) {
+		const struct sym_result *r = m->val[i];
+		for (unsigned j = 0; r && j < r->nframes; j++)
+			if (r->frame[j].file)
+				fn(arg, r->frame[j].file);
+	}
 }
 
 void sym_want(struct sym_module *m, uint64_t addr)
