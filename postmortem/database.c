@@ -32,9 +32,10 @@ const char db_schema_sql[] =
 	"CREATE TABLE events (\n"
 	"  event TEXT PRIMARY KEY, unit TEXT, source TEXT, period REAL, frequency REAL,\n"
 	"  description TEXT);\n"
+	/* percent: of the event's total effort (samples: of all samples). */
 	"CREATE TABLE metrics (\n"
 	"  event TEXT REFERENCES events(event), metric TEXT, unit TEXT, description TEXT,\n"
-	"  total REAL, PRIMARY KEY (event, metric));\n"
+	"  total REAL, percent REAL, PRIMARY KEY (event, metric));\n"
 	"CREATE TABLE modules (\n"
 	"  id INTEGER PRIMARY KEY, path TEXT, build_id TEXT, line_info INTEGER, problem TEXT,\n"
 	"  file TEXT);\n"
@@ -48,12 +49,16 @@ const char db_schema_sql[] =
 	 * CHECK several times slower, which made loading contexts 4x slower. */
 	"  kind TEXT NOT NULL CHECK (kind = 'root' OR kind = 'frame' OR kind = 'inlined'\n"
 	"                            OR kind = 'callsite' OR kind = 'statement'),\n"
-	"  procedure TEXT, module TEXT, file TEXT, line INTEGER);\n"
+	"  procedure TEXT, module TEXT, file TEXT, line INTEGER,\n"
+	/* Where samples landed: the overhead type, and the tag or rule that
+	 * decided it (also a rule that said "not overhead"). */
+	"  overhead TEXT, overhead_by TEXT);\n"
 	"CREATE TABLE context_metrics (\n"
 	"  context_id INTEGER REFERENCES contexts(id), event TEXT, metric TEXT,\n"
 	"  inclusive REAL, exclusive REAL,\n"
 	"  inclusive_mean REAL, inclusive_min REAL, inclusive_max REAL, inclusive_stddev REAL,\n"
 	"  exclusive_mean REAL, exclusive_min REAL, exclusive_max REAL, exclusive_stddev REAL,\n"
+	"  inclusive_percent REAL, exclusive_percent REAL,\n"
 	"  PRIMARY KEY (context_id, event, metric)) WITHOUT ROWID;\n"
 	"CREATE TABLE context_thread_metrics (\n"
 	"  context_id INTEGER REFERENCES contexts(id), thread_id INTEGER REFERENCES threads(id),\n"
@@ -61,10 +66,20 @@ const char db_schema_sql[] =
 	"  PRIMARY KEY (context_id, event, metric, thread_id)) WITHOUT ROWID;\n"
 	"CREATE TABLE procedure_metrics (\n"
 	"  procedure TEXT, module TEXT, file TEXT, event TEXT, metric TEXT,\n"
-	"  inclusive REAL, exclusive REAL);\n"
+	"  inclusive REAL, exclusive REAL, inclusive_percent REAL, exclusive_percent REAL);\n"
+	/* percent: of the thread's own effort for the event. */
 	"CREATE TABLE thread_metrics (\n"
 	"  thread_id INTEGER REFERENCES threads(id), event TEXT, metric TEXT, value REAL,\n"
-	"  PRIMARY KEY (thread_id, event, metric)) WITHOUT ROWID;\n"
+	"  percent REAL, PRIMARY KEY (thread_id, event, metric)) WITHOUT ROWID;\n"
+	/* The overhead rules in the order they were tried (overhead.h). */
+	"CREATE TABLE overhead_rules (\n"
+	"  rank INTEGER PRIMARY KEY, field TEXT, pattern TEXT, type TEXT, origin TEXT);\n"
+	/* Contexts worth a look, with what to do about them. */
+	"CREATE TABLE diagnoses (\n"
+	"  context_id INTEGER REFERENCES contexts(id), event TEXT, diagnosis TEXT, advice TEXT,\n"
+	"  rank INTEGER, effort REAL, effort_percent REAL, idleness_percent REAL,\n"
+	"  overhead_percent REAL, waste_percent REAL,\n"
+	"  PRIMARY KEY (context_id, event)) WITHOUT ROWID;\n"
 	/* Views for the common questions. */
 	"CREATE VIEW context_paths (id, path) AS\n"
 	"  WITH RECURSIVE p(id, path) AS (\n"
@@ -91,7 +106,30 @@ const char db_schema_sql[] =
 	"  GROUP BY f.procedure, f.module, f.file, 4, m.event, m.metric;\n"
 	"CREATE VIEW thread_summary (thread_id, pid, tid, name, event, metric, value) AS\n"
 	"  SELECT t.id, t.pid, t.tid, t.name, m.event, m.metric, m.value\n"
-	"  FROM threads t JOIN thread_metrics m ON m.thread_id = t.id;\n";
+	"  FROM threads t JOIN thread_metrics m ON m.thread_id = t.id;\n"
+	/* Where the effort went: useful work, overhead by type, idleness by
+	 * cause; the parts add up to the event's effort (100%). */
+	"CREATE VIEW effort_summary (event, category, metric, value, percent) AS\n"
+	"  SELECT m.event,\n"
+	"         CASE WHEN m.metric = 'useful_work' THEN 'useful work'\n"
+	"              WHEN m.metric LIKE 'overhead:%' THEN 'overhead' ELSE 'idleness' END,\n"
+	"         m.metric, m.total, CASE WHEN e.total > 0 THEN 100.0 * m.total / e.total END\n"
+	"  FROM metrics m JOIN metrics e ON e.event = m.event AND e.metric = 'effort'\n"
+	"  WHERE m.metric = 'useful_work' OR m.metric LIKE 'overhead:%'\n"
+	"     OR m.metric LIKE 'idleness:%';\n"
+	"CREATE VIEW thread_effort_summary (thread_id, event, category, metric, value, percent)\n"
+	"  AS SELECT m.thread_id, m.event,\n"
+	"         CASE WHEN m.metric = 'useful_work' THEN 'useful work'\n"
+	"              WHEN m.metric LIKE 'overhead:%' THEN 'overhead' ELSE 'idleness' END,\n"
+	"         m.metric, m.value, m.percent\n"
+	"  FROM thread_metrics m\n"
+	"  WHERE m.metric = 'useful_work' OR m.metric LIKE 'overhead:%'\n"
+	"     OR m.metric LIKE 'idleness:%';\n"
+	/* Which tag or rule classified the code of each procedure. */
+	"CREATE VIEW procedure_overhead (procedure, module, overhead, overhead_by, contexts) AS\n"
+	"  SELECT procedure, module, overhead, overhead_by, count(*) FROM contexts\n"
+	"  WHERE overhead_by IS NOT NULL\n"
+	"  GROUP BY procedure, module, overhead, overhead_by;\n";
 
 /* Children of a context and frames of a procedure are looked up by the
  * viewer and the callers queries; value-ordered queries scan, which is

@@ -13,6 +13,7 @@
 #include "merge.h"
 #include "experiment.h"
 #include "mfile_format.h"
+#include "overhead.h"
 #include "pm.h"
 #include "symbolize.h"
 
@@ -117,17 +118,16 @@ static uint32_t find_metric(const struct ctree *t, uint32_t event, const char *n
 	return CTX_NONE;
 }
 
-/* Metrics in a fixed order: by event, then samples, work, idleness, and
- * the rest by name. */
+/* Metrics in a fixed order: by event, then samples, work, idleness,
+ * overhead, useful_work, effort, and the rest by name. */
 static int metric_rank(const char *name)
 {
-	if (strcmp(name, "samples") == 0)
-		return 0;
-	if (strcmp(name, "work") == 0)
-		return 1;
-	if (strcmp(name, "idleness") == 0)
-		return 2;
-	return 3;
+	static const char *const first[] = { "samples", "work", "idleness", "overhead",
+					     "useful_work", "effort" };
+	for (int i = 0; i < 6; i++)
+		if (strcmp(name, first[i]) == 0)
+			return i;
+	return 6;
 }
 
 static int by_metric(const void *a, const void *b)
@@ -141,7 +141,22 @@ static int by_metric(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-struct ctree *ctree_new(const struct experiment *e)
+static void add_metric(struct ctree *t, size_t *cap, uint32_t ev, const char *name)
+{
+	if (find_metric(t, ev, name) != CTX_NONE)
+		return;
+	grow_array(&t->metric, cap, t->nmetric + 1, sizeof *t->metric);
+	struct ctx_metric *m = &t->metric[t->nmetric++];
+	int samples = strcmp(name, "samples") == 0;
+	m->event = ev;
+	m->name = xstrdup(name);
+	m->unit = xstrdup(samples ? "samples" : t->event[ev].unit);
+	m->scale = samples ? 1 : t->event[ev].scale;
+	m->total = 0;
+}
+
+struct ctree *ctree_new(const struct experiment *e, const struct ovh_rules *rules,
+			char *const *types, size_t ntypes)
 {
 	struct ctree *t = xcalloc(1, sizeof *t);
 	size_t cap = 0;
@@ -169,20 +184,42 @@ struct ctree *ctree_new(const struct experiment *e)
 		const struct mfile_process *p = e->thread[i]->proc->p;
 		for (uint32_t c = 0; c < th->ncolumns; c++) {
 			uint32_t ev = find_event(t, p->events[th->columns[c].event].name);
-			const char *name = th->columns[c].metric;
-			if (find_metric(t, ev, name) != CTX_NONE)
-				continue;
-			grow_array(&t->metric, &cap, t->nmetric + 1, sizeof *t->metric);
-			struct ctx_metric *m = &t->metric[t->nmetric++];
-			int samples = strcmp(name, "samples") == 0;
-			m->event = ev;
-			m->name = xstrdup(name);
-			m->unit = xstrdup(samples ? "samples" : t->event[ev].unit);
-			m->scale = samples ? 1 : t->event[ev].scale;
-			m->total = 0;
+			add_metric(t, &cap, ev, th->columns[c].metric);
+		}
+	}
+	/* The overhead metrics of every event that has work. */
+	t->rules = rules;
+	t->otype = xcalloc(ntypes + 1, sizeof *t->otype);
+	for (size_t k = 0; k < ntypes; k++)
+		t->otype[t->notype++] = intern(t, types[k]);
+	for (uint32_t ev = 0; ev < t->nevent; ev++) {
+		if (find_metric(t, ev, "work") == CTX_NONE)
+			continue;
+		add_metric(t, &cap, ev, "overhead");
+		add_metric(t, &cap, ev, "useful_work");
+		add_metric(t, &cap, ev, "effort");
+		for (size_t k = 0; k < ntypes; k++) {
+			char *name = xasprintf("overhead:%s", types[k]);
+			add_metric(t, &cap, ev, name);
+			free(name);
 		}
 	}
 	qsort(t->metric, t->nmetric, sizeof *t->metric, by_metric);
+	t->derived = xcalloc(t->nevent + 1, sizeof *t->derived);
+	for (uint32_t ev = 0; ev < t->nevent; ev++) {
+		struct ctx_derived *d = &t->derived[ev];
+		d->work = find_metric(t, ev, "work");
+		d->idleness = find_metric(t, ev, "idleness");
+		d->overhead = find_metric(t, ev, "overhead");
+		d->useful = find_metric(t, ev, "useful_work");
+		d->effort = find_metric(t, ev, "effort");
+		d->typed = xcalloc(ntypes + 1, sizeof *d->typed);
+		for (size_t k = 0; k < ntypes; k++) {
+			char *name = xasprintf("overhead:%s", types[k]);
+			d->typed[k] = find_metric(t, ev, name);
+			free(name);
+		}
+	}
 
 	t->mask = 4095;
 	t->slot = xmalloc((t->mask + 1) * sizeof *t->slot);
@@ -203,6 +240,13 @@ void ctree_free(struct ctree *t)
 		free(t->metric[i].name);
 		free(t->metric[i].unit);
 	}
+	for (size_t i = 0; i < t->nevent; i++)
+		free(t->derived[i].typed);
+	free(t->derived);
+	free(t->otype);
+	free(t->cls);
+	free(t->cls_done);
+	free(t->transparent);
 	free(t->event);
 	free(t->metric);
 	free(t->node);
@@ -391,6 +435,134 @@ static void stat_add(double v, double *sum, double *sq, double *min, double *max
 	(*n)++;
 }
 
+/* ---- overhead ------------------------------------------------------------ */
+
+static int is_frame(const struct ctree *t, uint32_t c)
+{
+	return t->node[c].kind == CTX_FRAME || t->node[c].kind == CTX_INLINED;
+}
+
+/* The nearest frame (or inlined frame) above C. */
+static uint32_t up_frame(const struct ctree *t, uint32_t c)
+{
+	for (c = t->node[c].parent; c != CTX_NONE; c = t->node[c].parent)
+		if (is_frame(t, c))
+			return c;
+	return CTX_NONE;
+}
+
+static int transparent(struct ctree *t, uint32_t module)
+{
+	if (module >= t->ntransparent) {
+		size_t n = t->ntransparent;
+		grow_array(&t->transparent, &t->ntransparent, (size_t)module + 1, 1);
+		memset(t->transparent + n, -1, t->ntransparent - n);
+	}
+	if (t->transparent[module] < 0)
+		t->transparent[module] = (int8_t)ovh_transparent(t->rules, strtab_get(t->str, module));
+	return t->transparent[module];
+}
+
+static uint32_t type_index(const struct ctree *t, uint32_t type)
+{
+	for (size_t k = 0; k < t->notype; k++)
+		if (t->otype[k] == type)
+			return (uint32_t)k;
+	return CTX_NONE;
+}
+
+/* Classifies context C, where samples landed (overhead.h): its line's tag,
+ * else the first rule matching its procedure, its file, and the module
+ * and entry point of its run of frames, past transparent modules. */
+static void classify(struct ctree *t, uint32_t c, struct ctx_class *out)
+{
+	const struct ctx_node *n = &t->node[c];
+	char type[64];
+
+	out->type = out->by = 0;
+	if (!n->module || !t->rules || (n->kind != CTX_STATEMENT && !is_frame(t, c)))
+		return;
+	const char *file = n->kind == CTX_STATEMENT ? strtab_get(t->str, n->file) : NULL;
+	if (ovh_file_tag(file, type, sizeof type)) {
+		out->type = intern(t, type);
+		char *by = xasprintf("tag %s", file);
+		out->by = intern(t, by);
+		free(by);
+		return;
+	}
+	uint32_t f = is_frame(t, c) ? c : up_frame(t, c);
+	while (f != CTX_NONE && transparent(t, t->node[f].module)) {
+		uint32_t m = t->node[f].module;
+		while (f != CTX_NONE && t->node[f].module == m)
+			f = up_frame(t, f);
+	}
+	uint32_t entry = f;
+	for (uint32_t g = f == CTX_NONE ? CTX_NONE : up_frame(t, f);
+	     g != CTX_NONE && t->node[g].module == t->node[f].module; g = up_frame(t, g))
+		entry = g;
+	struct ovh_subject s = {
+		.procedure = strtab_get(t->str, n->procedure),
+		.file = file,
+		.module = f == CTX_NONE ? NULL : strtab_get(t->str, t->node[f].module),
+		.entry = entry == CTX_NONE ? NULL : strtab_get(t->str, t->node[entry].procedure),
+	};
+	const struct ovh_rule *r = ovh_match(t->rules, &s);
+	if (!r)
+		return;
+	char *by = xasprintf("rule %s: %s %s %s", r->origin, ovh_field_name[r->field], r->pattern,
+			     r->type);
+	out->by = intern(t, by);
+	free(by);
+	if (strcmp(r->type, "-") != 0)
+		out->type = intern(t, r->type);
+}
+
+static const struct ctx_class *class_of(struct ctree *t, uint32_t c)
+{
+	if (c >= t->cls_cap) {
+		size_t old = t->cls_cap, cap = old;
+		grow_array(&t->cls, &cap, (size_t)c + 1, sizeof *t->cls);
+		t->cls_done = xrealloc(t->cls_done, cap);
+		memset(t->cls_done + old, 0, cap - old);
+		t->cls_cap = cap;
+	}
+	if (!t->cls_done[c]) {
+		classify(t, c, &t->cls[c]);
+		t->cls_done[c] = 1;
+	}
+	return &t->cls[c];
+}
+
+const struct ctx_class *ctree_class(const struct ctree *t, uint32_t node)
+{
+	return node < t->cls_cap && t->cls_done[node] ? &t->cls[node] : NULL;
+}
+
+/* Fills the derived metrics of values V sampled at context C. */
+static void derive(struct ctree *t, uint32_t c, double *v)
+{
+	const struct ctx_class *cls = NULL;
+	for (size_t ev = 0; ev < t->nevent; ev++) {
+		const struct ctx_derived *d = &t->derived[ev];
+		if (d->work == CTX_NONE || d->overhead == CTX_NONE)
+			continue;
+		double work = v[d->work], idle = d->idleness == CTX_NONE ? 0 : v[d->idleness];
+		if (work == 0 && idle == 0)
+			continue;
+		v[d->effort] = work + idle;
+		v[d->useful] = work;
+		if (!cls)
+			cls = class_of(t, c);
+		if (cls->type && work != 0) {
+			uint32_t k = type_index(t, cls->type);
+			v[d->overhead] = work;
+			v[d->useful] = 0;
+			if (k != CTX_NONE && d->typed[k] != CTX_NONE)
+				v[d->typed[k]] = work;
+		}
+	}
+}
+
 void ctree_add_thread(struct ctree *t, struct exp_thread *th, ctx_thread_sink sink,
 		      void *arg, double *totals)
 {
@@ -448,10 +620,11 @@ void ctree_add_thread(struct ctree *t, struct exp_thread *th, ctx_thread_sink si
 			uint32_t m = col[mt->values[i].column];
 			if (m == CTX_NONE)
 				continue;
-			double x = mt->values[i].value * t->metric[m].scale;
-			v[m] += x;
-			totals[m] += x;
+			v[m] += mt->values[i].value * t->metric[m].scale;
 		}
+		derive(t, map[node], v);
+		for (size_t m = 0; m < nm; m++)
+			totals[m] += v[m];
 		acc_add(&a, t, map[node], v);
 	}
 	free(v);

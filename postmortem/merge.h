@@ -23,6 +23,7 @@
 struct experiment;
 struct exp_thread;
 struct strtab;
+struct ovh_rules;
 
 #define CTX_NONE 0xffffffffu
 
@@ -65,6 +66,21 @@ struct ctx_stat {
 	uint32_t incl_n, excl_n;	/* threads with a nonzero value */
 };
 
+/* How a context where samples landed was classified (overhead.h): the
+ * overhead type, 0 for none, and what decided it (a tag, a rule), 0 when
+ * nothing did; both ids in the tree's strtab. */
+struct ctx_class {
+	uint32_t type, by;
+};
+
+/* The metrics derived from an event's columns: overhead moves work
+ * classified as overhead; useful_work = work - overhead; effort = work +
+ * idleness.  Indices into the tree's metrics; CTX_NONE where missing. */
+struct ctx_derived {
+	uint32_t work, idleness, overhead, useful, effort;
+	uint32_t *typed;	/* per overhead type (ctree.otype) */
+};
+
 struct ctree {
 	struct strtab *str;
 	struct ctx_node *node;
@@ -77,6 +93,17 @@ struct ctree {
 	size_t nmetric;
 	struct ctx_stat *stat;		/* node i, metric m at i * nmetric + m */
 	size_t nthreads;
+	/* Overhead: the rules, the types (strtab ids), the derived metrics
+	 * per event, and each context's class once asked for. */
+	const struct ovh_rules *rules;
+	uint32_t *otype;
+	size_t notype;
+	struct ctx_derived *derived;	/* per event */
+	struct ctx_class *cls;
+	uint8_t *cls_done;
+	size_t cls_cap;
+	int8_t *transparent;		/* by module string id: -1 unknown */
+	size_t ntransparent;
 };
 
 /* Called for each (context, metric) a thread has a value at, after the
@@ -84,8 +111,13 @@ struct ctree {
 typedef void (*ctx_thread_sink)(void *arg, const struct exp_thread *t, uint32_t ctx,
 				uint32_t metric, double incl, double excl);
 
-/* An empty tree with the events and metrics of every thread of E. */
-struct ctree *ctree_new(const struct experiment *e);
+/* An empty tree with the events and metrics of every thread of E, and
+ * for each event the overhead metrics: overhead, useful_work, effort and
+ * overhead:TYPE for each of TYPES (NTYPES), classified by RULES. */
+struct ctree *ctree_new(const struct experiment *e, const struct ovh_rules *rules,
+			char *const *types, size_t ntypes);
+/* The class of context NODE, if samples landed there; NULL otherwise. */
+const struct ctx_class *ctree_class(const struct ctree *t, uint32_t node);
 void ctree_free(struct ctree *t);
 
 /* Merges thread T (whose process's modules must be resolvable) into the

@@ -3,8 +3,10 @@
  *   1. load every file, in parallel (experiment.c)
  *   2. name every sampled address, one module per worker (symbolize.c)
  *   3. merge the threads one by one into the experiment's tree, writing
- *      each thread's values as it goes (merge.c)
- *   4. write the tree, its statistics and the procedure totals
+ *      each thread's values as it goes, and classifying overhead where
+ *      samples landed (merge.c, overhead.c)
+ *   4. write the tree, its statistics, the procedure totals and the
+ *      diagnoses (diagnose.c)
  *
  * The database is written to a temporary file beside the output and
  * renamed into place only when complete, so an interrupted run leaves no
@@ -12,9 +14,11 @@
 #define _GNU_SOURCE
 #include "config.h"
 #include "database.h"
+#include "diagnose.h"
 #include "experiment.h"
 #include "merge.h"
 #include "mfile_format.h"
+#include "overhead.h"
 #include "pm.h"
 #include "symbolize.h"
 
@@ -43,6 +47,16 @@ static const char prof_usage[] =
 	"      --strict        stop at the first damaged or orphaned measurement file\n"
 	"                      (default: warn and go on without it)\n"
 	"  -q, --quiet         do not print the summary line\n"
+	"      --overhead-rules=FILE  overhead rules to try before the user's\n"
+	"                      ($XDG_CONFIG_HOME/culprit/*.rules) and the built-in\n"
+	"                      ones; repeat for several (see culprit-prof(1))\n"
+	"      --no-default-rules  do not use the built-in overhead rules\n"
+	"      --show-rules    print the overhead rules in the order tried, and exit\n"
+	"      --diagnose-idleness=P   a context's idleness is high at P% of its\n"
+	"                      effort (default 20)\n"
+	"      --diagnose-overhead=P   its overhead is high at P% (default 20)\n"
+	"      --diagnose-share=P      diagnose contexts whose idleness + overhead is\n"
+	"                      at least P% of all effort (default 2)\n"
 	"  -h, --help          show this help\n";
 
 static double now(void)
@@ -65,6 +79,25 @@ static void bind_text(sqlite3_stmt *s, int i, const char *v)
 static void bind_real(sqlite3_stmt *s, int i, double v)
 {
 	sqlite3_bind_double(s, i, v);
+}
+
+/* What a metric's percentages are of: the total effort of its event, or
+ * for samples, all samples.  0 when there is none. */
+static double percent_base(const struct ctree *t, uint32_t metric)
+{
+	const struct ctx_metric *m = &t->metric[metric];
+	if (strcmp(m->name, "samples") == 0)
+		return m->total;
+	uint32_t effort = t->derived[m->event].effort;
+	return effort == CTX_NONE ? 0 : t->metric[effort].total;
+}
+
+static void bind_percent(sqlite3_stmt *s, int i, double v, double base)
+{
+	if (base > 0)
+		sqlite3_bind_double(s, i, 100 * v / base);
+	else
+		sqlite3_bind_null(s, i);
 }
 
 static double seconds(uint64_t ns)
@@ -142,6 +175,9 @@ static void procedure_value(void *arg, uint32_t procedure, uint32_t module, uint
 	bind_text(s, 5, m->name);
 	bind_real(s, 6, incl);
 	bind_real(s, 7, excl);
+	double base = percent_base(t, metric);
+	bind_percent(s, 8, incl, base);
+	bind_percent(s, 9, excl, base);
 	db_step_reset(w->db, s);
 }
 
@@ -265,6 +301,13 @@ static const char *metric_description(const char *name)
 		return "idleness while workers waited for a lock or critical section";
 	if (strcmp(name, "idleness:taskwait") == 0)
 		return "idleness while workers waited for child tasks to finish";
+	if (strcmp(name, "overhead") == 0)
+		return "work in the parallel runtime rather than the program: instructions tagged "
+		       "or matched by an overhead rule";
+	if (strcmp(name, "useful_work") == 0)
+		return "work minus overhead: the program's own computation";
+	if (strcmp(name, "effort") == 0)
+		return "work plus idleness: everything the workers spent, working or not";
 	return "";
 }
 
@@ -290,24 +333,33 @@ static void write_events(sqlite3 *db, const struct ctree *t)
 		db_step_reset(db, s);
 	}
 	sqlite3_finalize(s);
-	s = db_prepare(db, "INSERT INTO metrics VALUES (?,?,?,?,?)");
+	s = db_prepare(db, "INSERT INTO metrics VALUES (?,?,?,?,?,?)");
 	for (size_t i = 0; i < t->nmetric; i++) {
 		const struct ctx_metric *m = &t->metric[i];
+		char *described = NULL;
 		bind_text(s, 1, t->event[m->event].name);
 		bind_text(s, 2, m->name);
 		bind_text(s, 3, m->unit);
-		bind_text(s, 4, metric_description(m->name));
+		if (strncmp(m->name, "overhead:", 9) == 0)
+			described = xasprintf("work in the parallel runtime's code classified as %s "
+					      "overhead (see contexts.overhead_by)", m->name + 9);
+		bind_text(s, 4, described ? described : metric_description(m->name));
 		bind_real(s, 5, m->total);
+		bind_percent(s, 6, m->total, percent_base(t, (uint32_t)i));
 		db_step_reset(db, s);
+		free(described);
 	}
 	sqlite3_finalize(s);
 }
 
 static void write_tree(sqlite3 *db, const struct ctree *t)
 {
-	sqlite3_stmt *c = db_prepare(db, "INSERT INTO contexts VALUES (?,?,?,?,?,?,?,?)");
+	sqlite3_stmt *c = db_prepare(db, "INSERT INTO contexts VALUES (?,?,?,?,?,?,?,?,?,?)");
 	sqlite3_stmt *m = db_prepare(db, "INSERT INTO context_metrics VALUES "
-					 "(?,?,?,?,?,?,?,?,?,?,?,?,?)");
+					 "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+	double *base = xcalloc(t->nmetric + 1, sizeof *base);
+	for (size_t k = 0; k < t->nmetric; k++)
+		base[k] = percent_base(t, (uint32_t)k);
 	double n = t->nthreads ? (double)t->nthreads : 1;
 
 	/* One table at a time: each insert then appends to one B-tree. */
@@ -327,6 +379,9 @@ static void write_tree(sqlite3 *db, const struct ctree *t)
 			sqlite3_bind_int64(c, 8, node->line);
 		else
 			sqlite3_bind_null(c, 8);
+		const struct ctx_class *cls = ctree_class(t, (uint32_t)i);
+		bind_text(c, 9, cls ? strtab_get(t->str, cls->type) : NULL);
+		bind_text(c, 10, cls ? strtab_get(t->str, cls->by) : NULL);
 		db_step_reset(db, c);
 	}
 	progress_update("context values");
@@ -350,9 +405,12 @@ static void write_tree(sqlite3 *db, const struct ctree *t)
 			bind_real(m, 11, s->excl_n < t->nthreads ? 0 : s->excl_min);
 			bind_real(m, 12, s->excl_max);
 			bind_real(m, 13, sqrt(ev > 0 ? ev : 0));
+			bind_percent(m, 14, s->incl, base[k]);
+			bind_percent(m, 15, s->excl, base[k]);
 			db_step_reset(db, m);
 		}
 	}
+	free(base);
 	sqlite3_finalize(c);
 	sqlite3_finalize(m);
 }
@@ -417,6 +475,90 @@ static void resolve_module(void *arg, size_t i)
 	sym_resolve_wanted(symbolizer_at(arg, i));
 }
 
+/* ---- overhead types and rules ------------------------------------------ */
+
+struct type_set {
+	char **name;
+	size_t n, cap;
+};
+
+static void add_type(struct type_set *ts, const char *type)
+{
+	if (strcmp(type, "-") == 0 || strcmp(type, "^") == 0)
+		return;
+	for (size_t i = 0; i < ts->n; i++)
+		if (strcmp(ts->name[i], type) == 0)
+			return;
+	grow_array(&ts->name, &ts->cap, ts->n + 1, sizeof *ts->name);
+	ts->name[ts->n++] = xstrdup(type);
+}
+
+static void add_tag_type(void *arg, const char *file)
+{
+	char type[64];
+	if (ovh_file_tag(file, type, sizeof type))
+		add_type(arg, type);
+}
+
+static int by_string(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The overhead types: those of the rules and of the tags in the sampled
+ * code's line tables, sorted. */
+static void collect_types(struct type_set *ts, const struct ovh_rules *rules,
+			  const struct symbolizer *sym)
+{
+	for (size_t i = 0; i < rules->n; i++)
+		add_type(ts, rules->rule[i].type);
+	for (size_t i = 0; i < symbolizer_count(sym); i++)
+		sym_module_files(symbolizer_at(sym, i), add_tag_type, ts);
+	if (ts->n)
+		qsort(ts->name, ts->n, sizeof *ts->name, by_string);
+}
+
+static void write_rules(sqlite3 *db, const struct ovh_rules *rules)
+{
+	sqlite3_stmt *s = db_prepare(db, "INSERT INTO overhead_rules VALUES (?,?,?,?,?)");
+	for (size_t i = 0; i < rules->n; i++) {
+		const struct ovh_rule *r = &rules->rule[i];
+		sqlite3_bind_int64(s, 1, (sqlite3_int64)i + 1);
+		bind_text(s, 2, ovh_field_name[r->field]);
+		bind_text(s, 3, r->pattern);
+		bind_text(s, 4, r->type);
+		bind_text(s, 5, r->origin);
+		db_step_reset(db, s);
+	}
+	sqlite3_finalize(s);
+}
+
+static void write_thresholds(sqlite3 *db, const struct diag_thresholds *th)
+{
+	sqlite3_stmt *s = db_prepare(db, "INSERT INTO culprit_info VALUES (?,?)");
+	const char *key[] = { "diagnose_idleness_percent", "diagnose_overhead_percent",
+			      "diagnose_share_percent" };
+	double v[] = { th->idleness, th->overhead, th->share };
+	for (int i = 0; i < 3; i++) {
+		char buf[32];
+		snprintf(buf, sizeof buf, "%g", 100 * v[i]);
+		bind_text(s, 1, key[i]);
+		bind_text(s, 2, buf);
+		db_step_reset(db, s);
+	}
+	sqlite3_finalize(s);
+}
+
+/* A percentage option's value as a fraction; -1 if it is not one. */
+static double percent_arg(const char *arg)
+{
+	char *end;
+	double v = strtod(arg, &end);
+	if (end == arg || (*end && strcmp(end, "%") != 0) || !(v > 0) || v > 100)
+		return -1;
+	return v / 100;
+}
+
 /* DIR, without trailing slashes, plus ".db". */
 static char *default_output(const char *dir)
 {
@@ -438,10 +580,22 @@ int cmd_prof(int argc, char **argv)
 		{ "strict", no_argument, NULL, 'S' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "overhead-rules", required_argument, NULL, 'R' },
+		{ "no-default-rules", no_argument, NULL, 'N' },
+		{ "show-rules", no_argument, NULL, 'W' },
+		{ "diagnose-idleness", required_argument, NULL, 'I' },
+		{ "diagnose-overhead", required_argument, NULL, 'O' },
+		{ "diagnose-share", required_argument, NULL, 'H' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *output = NULL;
 	int jobs = cpu_count(), force = 0, strict = 0, quiet = 0, c;
+	int defaults = 1, show_rules = 0;
+	const char *rule_files[64];
+	int nrule_files = 0;
+	struct diag_thresholds th = { DIAG_IDLENESS_DEFAULT, DIAG_OVERHEAD_DEFAULT,
+				      DIAG_SHARE_DEFAULT };
+	double *pct;
 	char *end;
 
 	argv[0] = "culprit prof";
@@ -459,12 +613,59 @@ int cmd_prof(int argc, char **argv)
 		case 'F': force = 1; break;
 		case 'S': strict = 1; break;
 		case 'q': quiet = 1; break;
+		case 'R':
+			if (nrule_files == 64) {
+				fprintf(stderr, "culprit prof: at most 64 --overhead-rules files\n");
+				return 2;
+			}
+			rule_files[nrule_files++] = optarg;
+			break;
+		case 'N': defaults = 0; break;
+		case 'W': show_rules = 1; break;
+		case 'I':
+		case 'O':
+		case 'H':
+			pct = c == 'I' ? &th.idleness : c == 'O' ? &th.overhead : &th.share;
+			*pct = percent_arg(optarg);
+			if (*pct < 0) {
+				fprintf(stderr, "culprit prof: --diagnose-%s needs a percentage above 0 "
+					"and at most 100, like 20 or 20%%, not '%s'\n",
+					c == 'I' ? "idleness" : c == 'O' ? "overhead" : "share", optarg);
+				return 2;
+			}
+			break;
 		case 'h': fputs(prof_usage, stdout); return 0;
 		default: fputs(prof_usage, stderr); return 2;
 		}
 	}
+	/* The rules: checked before anything is read. */
+	struct ovh_rules rules;
+	char rerr[600];
+	ovh_rules_init(&rules);
+	for (int i = 0; i < nrule_files; i++)
+		if (ovh_rules_load(&rules, rule_files[i], rerr, sizeof rerr) < 0) {
+			fprintf(stderr, "culprit: %s\n", rerr);
+			ovh_rules_free(&rules);
+			return 1;
+		}
+	if (ovh_rules_load_user(&rules, rerr, sizeof rerr) < 0) {
+		fprintf(stderr, "culprit: %s\n", rerr);
+		ovh_rules_free(&rules);
+		return 1;
+	}
+	if (defaults && ovh_rules_parse(&rules, "built-in", ovh_builtin_rules, rerr, sizeof rerr) < 0) {
+		fprintf(stderr, "culprit: %s\n", rerr);	/* a bug of ours */
+		ovh_rules_free(&rules);
+		return 1;
+	}
+	if (show_rules) {
+		ovh_rules_print(&rules, stdout);
+		ovh_rules_free(&rules);
+		return 0;
+	}
 	if (optind >= argc) {
 		fprintf(stderr, "culprit prof: no measurement directory given (see culprit prof --help)\n");
+		ovh_rules_free(&rules);
 		return 2;
 	}
 	char *const *dirs = argv + optind;
@@ -475,6 +676,7 @@ int cmd_prof(int argc, char **argv)
 		fprintf(stderr, "culprit: %s already exists; use --force to replace it, or -o to "
 			"write another file\n", out);
 		free(out);
+		ovh_rules_free(&rules);
 		return 1;
 	}
 
@@ -482,6 +684,7 @@ int cmd_prof(int argc, char **argv)
 	struct experiment e;
 	if (experiment_load(&e, dirs, ndirs, jobs, strict) < 0) {
 		free(out);
+		ovh_rules_free(&rules);
 		return 1;
 	}
 
@@ -509,15 +712,18 @@ int cmd_prof(int argc, char **argv)
 		experiment_free(&e);
 		free(tmp);
 		free(out);
+		ovh_rules_free(&rules);
 		return 1;
 	}
 	db_exec(db, "BEGIN");
 	write_info(db, dirs, ndirs);
 	write_identity(db, &e);
 
-	struct ctree *tree = ctree_new(&e);
+	struct type_set types = { NULL, 0, 0 };
+	collect_types(&types, &rules, sym);
+	struct ctree *tree = ctree_new(&e, &rules, types.name, types.n);
 	struct writer w = { db, tree, NULL, 0, 0, NULL };
-	sqlite3_stmt *tm = db_prepare(db, "INSERT INTO thread_metrics VALUES (?,?,?,?)");
+	sqlite3_stmt *tm = db_prepare(db, "INSERT INTO thread_metrics VALUES (?,?,?,?,?)");
 	double *totals = xcalloc(tree->nmetric + 1, sizeof *totals);
 	/* experiment_load() numbered threads by process and sequence, so
 	 * that creators are merged before the threads they made. */
@@ -531,6 +737,12 @@ int cmd_prof(int argc, char **argv)
 			bind_text(tm, 2, tree->event[tree->metric[m].event].name);
 			bind_text(tm, 3, tree->metric[m].name);
 			bind_real(tm, 4, totals[m]);
+			/* Of the thread's own effort. */
+			uint32_t effort = tree->derived[tree->metric[m].event].effort;
+			if (effort != CTX_NONE && strcmp(tree->metric[m].name, "samples") != 0)
+				bind_percent(tm, 5, totals[m], totals[effort]);
+			else
+				sqlite3_bind_null(tm, 5);
 			db_step_reset(db, tm);
 		}
 		exp_thread_release(order[i]);
@@ -546,9 +758,13 @@ int cmd_prof(int argc, char **argv)
 	progress_update("%zu per-thread values", w.nrows);
 	write_thread_rows(&w);
 	progress_update("procedures");
-	w.proc = db_prepare(db, "INSERT INTO procedure_metrics VALUES (?,?,?,?,?,?,?)");
+	w.proc = db_prepare(db, "INSERT INTO procedure_metrics VALUES (?,?,?,?,?,?,?,?,?)");
 	ctree_procedures(tree, procedure_value, &w);
 	sqlite3_finalize(w.proc);
+	progress_update("diagnoses");
+	diagnose_write(db, tree, &th);
+	write_thresholds(db, &th);
+	write_rules(db, &rules);
 	write_modules(db, sym);
 	progress_update("indexes");
 	db_finish_load(db);
@@ -571,6 +787,10 @@ int cmd_prof(int argc, char **argv)
 			e.nthread == 1 ? "" : "s", tree->n, now() - t0,
 			e.files_skipped ? "; some files were skipped, see above" : "");
 	ctree_free(tree);
+	for (size_t i = 0; i < types.n; i++)
+		free(types.name[i]);
+	free(types.name);
+	ovh_rules_free(&rules);
 	symbolizer_free(sym);
 	experiment_free(&e);
 	free(tmp);

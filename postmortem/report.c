@@ -25,12 +25,18 @@ int cmd_report(int argc, char **argv);
 static const char report_usage[] =
 	"usage: culprit report [--view=top-down|callers|flat] [--event=E] [--metric=M]\n"
 	"                      [--threshold=P%|VALUE] [--depth=N] [--format=text|csv] DB\n"
+	"       culprit report --diagnose [--event=E] [--format=text|csv] DB\n"
+	"       culprit report --summary [--event=E] [--format=text|csv] DB\n"
 	"\n"
 	"Prints the profile in database DB (made by `culprit prof`).\n"
 	"\n"
 	"  --view=VIEW        top-down (default): the calling-context tree, hottest first;\n"
 	"                     callers: each procedure and who called it, with shares;\n"
 	"                     flat: procedures with exclusive and inclusive totals\n"
+	"  --diagnose         the contexts most worth a look: too little parallelism,\n"
+	"                     too fine a grain, or both, with the numbers behind each\n"
+	"  --summary          where the effort went: useful work, overhead by type and\n"
+	"                     idleness by cause, for the run and for each thread\n"
 	"  --event=E          the event to show (default: the first, e.g. cputime)\n"
 	"  --metric=M         the metric to show (default: work)\n"
 	"  --threshold=T      hide what is below T: a percentage of the metric's total\n"
@@ -38,9 +44,12 @@ static const char report_usage[] =
 	"  --depth=N          top-down: levels of frames to show; callers: levels of\n"
 	"                     callers (default: top-down all, callers 1)\n"
 	"  --format=F         text (default, fits 100 columns) or csv (every column)\n"
-	"  -h, --help         show this help\n";
+	"  -h, --help         show this help\n"
+	"\n"
+	"Percentages are of the event's total effort (work + idleness); for the\n"
+	"samples metric, of all samples.\n";
 
-enum view { VIEW_TOPDOWN, VIEW_CALLERS, VIEW_FLAT };
+enum view { VIEW_TOPDOWN, VIEW_CALLERS, VIEW_FLAT, VIEW_DIAGNOSE, VIEW_SUMMARY };
 
 struct ctx {
 	uint32_t parent;	/* index; UINT32_MAX for none */
@@ -57,6 +66,7 @@ struct report {
 	const char *path;
 	char *event, *metric, *unit;
 	double total;
+	double base;		/* what percentages are of: effort, or all samples */
 	struct ctx *c;
 	size_t n;
 	double threshold;	/* absolute */
@@ -167,8 +177,20 @@ static int choose_metric(struct report *r, const char *event, const char *metric
 		r->total = sqlite3_column_double(s, 1);
 	}
 	sqlite3_finalize(s);
-	if (found)
+	if (found) {
+		/* Percentages of effort; of the samples for samples, and of the
+		 * metric itself in a database that has no effort (schema 1). */
+		r->base = r->total;
+		if (strcmp(r->metric, "samples") != 0 &&
+		    sqlite3_prepare_v2(r->db, "SELECT total FROM metrics WHERE event = ? AND "
+				       "metric = 'effort'", -1, &s, NULL) == SQLITE_OK) {
+			sqlite3_bind_text(s, 1, r->event, -1, SQLITE_TRANSIENT);
+			if (sqlite3_step(s) == SQLITE_ROW)
+				r->base = sqlite3_column_double(s, 0);
+			sqlite3_finalize(s);
+		}
 		return 0;
+	}
 	char *evs = choices(r->db, "SELECT event FROM events ORDER BY rowid", NULL);
 	char *ms = choices(r->db, "SELECT metric FROM metrics WHERE event = ? ORDER BY rowid",
 			   r->event);
@@ -244,7 +266,15 @@ static int load_tree(struct report *r)
 
 static double pct(const struct report *r, double v)
 {
-	return r->total > 0 ? 100.0 * v / r->total : 0;
+	return r->base > 0 ? 100.0 * v / r->base : 0;
+}
+
+/* V in its unit, compactly, in a static buffer. */
+static const char *amount(const char *unit, double v)
+{
+	static char buf[64];
+	snprintf(buf, sizeof buf, strcmp(unit, "seconds") == 0 ? "%.3f" : "%.4g", v);
+	return buf;
 }
 
 static void value(const struct report *r, double v)
@@ -263,7 +293,11 @@ static void header(const struct report *r, const char *view)
 	value(r, r->total);
 	printf("; showing at least ");
 	value(r, r->threshold);
-	printf("\n\n");
+	if (strcmp(r->metric, "samples") == 0)
+		printf("\n%% of all samples\n\n");
+	else
+		printf("\n%% of the effort (work + idleness), %s %s\n\n", amount(r->unit, r->base),
+		       r->unit);
 }
 
 /* The words that name context C on its line. */
@@ -671,6 +705,283 @@ static void flat(const struct report *r)
 	free(p);
 }
 
+/* ---- diagnoses ------------------------------------------------------------ */
+
+/* The frames from the program's main (or the outermost one) to context
+ * I, as "main > a > b", in at most WIDTH characters: when the whole path
+ * is longer, the first frame and as many of the last as fit. */
+static void frame_path(const struct report *r, uint32_t i, char *buf, size_t size, size_t width)
+{
+	uint32_t f[64];
+	size_t n = 0;
+	for (uint32_t k = i; k != UINT32_MAX && n < 64; k = caller_of(r, k)) {
+		if (!is_frame(&r->c[k]))
+			continue;
+		f[n++] = k;
+		if (r->c[k].procedure && strcmp(r->c[k].procedure, "main") == 0)
+			break;
+	}
+#define NAME(k) (r->c[f[k]].procedure ? r->c[f[k]].procedure : "?")
+	/* The last frames that fit beside the first and "... > ". */
+	size_t keep = 0, len = n ? strlen(NAME(n - 1)) : 0;
+	while (keep + 1 < n) {
+		size_t more = strlen(NAME(keep)) + 3;
+		size_t elided = keep + 2 < n ? 6 : 0;
+		if (len + more + elided > width)
+			break;
+		len += more;
+		keep++;
+	}
+	size_t used = 0;
+	buf[0] = 0;
+	if (n)
+		used += (size_t)snprintf(buf, size, "%s", NAME(n - 1));
+	if (keep + 1 < n)
+		used += (size_t)snprintf(buf + used, size - used, " > ...");
+	for (size_t k = keep; k-- > 0 && used < size;)
+		used += (size_t)snprintf(buf + used, size - used, " > %s", NAME(k));
+#undef NAME
+}
+
+static int need_schema2(const struct report *r, const char *what)
+{
+	sqlite3_stmt *s = NULL;
+	int ok = sqlite3_prepare_v2(r->db, "SELECT 1 FROM diagnoses LIMIT 1", -1, &s, NULL) ==
+		 SQLITE_OK;
+	sqlite3_finalize(s);
+	if (ok)
+		return 0;
+	return fail("%s was made by an older culprit prof, without %s; make it again with "
+		    "culprit prof --force", r->path, what);
+}
+
+static double info_number(const struct report *r, const char *key, double fallback)
+{
+	sqlite3_stmt *s = NULL;
+	double v = fallback;
+	if (sqlite3_prepare_v2(r->db, "SELECT value FROM culprit_info WHERE key = ?", -1, &s, NULL) ==
+	    SQLITE_OK) {
+		sqlite3_bind_text(s, 1, key, -1, SQLITE_STATIC);
+		if (sqlite3_step(s) == SQLITE_ROW)
+			v = sqlite3_column_double(s, 0);
+	}
+	sqlite3_finalize(s);
+	return v;
+}
+
+static int diagnose(const struct report *r)
+{
+	if (need_schema2(r, "diagnoses"))
+		return 1;
+	sqlite3_stmt *s = NULL;
+	if (sqlite3_prepare_v2(r->db, "SELECT context_id, rank, diagnosis, advice, effort, "
+			       "effort_percent, idleness_percent, overhead_percent, waste_percent "
+			       "FROM diagnoses WHERE event = ? AND rank IS NOT NULL ORDER BY rank",
+			       -1, &s, NULL) != SQLITE_OK)
+		return fail("%s: %s", r->path, sqlite3_errmsg(r->db));
+	sqlite3_bind_text(s, 1, r->event, -1, SQLITE_TRANSIENT);
+	double ti = info_number(r, "diagnose_idleness_percent", 20);
+	double to = info_number(r, "diagnose_overhead_percent", 20);
+	double ts = info_number(r, "diagnose_share_percent", 2);
+	if (r->csv)
+		printf("rank,context_id,diagnosis,procedure,file,line,path,effort,effort_percent,"
+		       "idleness_percent,overhead_percent,waste_percent,advice\n");
+	else {
+		printf("culprit report: ");
+		put_safe(r->path, 60);
+		printf(" (diagnoses)\n%s: effort (work + idleness) %s %s.  A context is diagnosed "
+		       "when its\nidleness is at least %g%% or its overhead at least %g%% of its "
+		       "effort, and the two\ntogether at least %g%% of all effort.\n\n", r->event,
+		       amount(r->unit, r->base), r->unit, ti, to, ts);
+	}
+	int rows = 0;
+	while (sqlite3_step(s) == SQLITE_ROW) {
+		sqlite3_int64 id = sqlite3_column_int64(s, 0) - 1;
+		if (id < 0 || (size_t)id >= r->n)
+			continue;
+		const struct ctx *c = &r->c[id];
+		const char *diag = (const char *)sqlite3_column_text(s, 2);
+		const char *advice = (const char *)sqlite3_column_text(s, 3);
+		double effort = sqlite3_column_double(s, 4), ep = sqlite3_column_double(s, 5);
+		double ip = sqlite3_column_double(s, 6), op = sqlite3_column_double(s, 7);
+		double wp = sqlite3_column_double(s, 8);
+		char path[512];
+		frame_path(r, (uint32_t)id, path, sizeof path, r->csv ? 400 : 94);
+		rows++;
+		if (r->csv) {
+			printf("%d,%lld,", sqlite3_column_int(s, 1), (long long)id + 1);
+			put_csv(diag);
+			putchar(',');
+			put_csv(c->procedure);
+			putchar(',');
+			put_csv(c->file);
+			printf(",%d,", c->line);
+			put_csv(path);
+			printf(",%.9g,%.4f,%.4f,%.4f,%.4f,", effort, ep, ip, op, wp);
+			put_csv(advice);
+			putchar('\n');
+			continue;
+		}
+		char line[512];
+		snprintf(line, sizeof line, "%2d. %s: %s", sqlite3_column_int(s, 1), diag ? diag : "?",
+			 c->procedure ? c->procedure : "?");
+		put_safe(line, 100);
+		if (c->file) {
+			printf("  (");
+			put_safe(base_name(c->file), 40);
+			printf(":%d)", c->line);
+		}
+		printf("\n    ");
+		put_safe(path, 96);
+		printf("\n    %s %s, %.1f%% of all effort: idleness %.1f%%, overhead %.1f%% of it "
+		       "(%.1f%% of all)\n    -> ", amount(r->unit, effort), r->unit, ep, ip, op, wp);
+		put_safe(advice, 93);
+		printf("\n\n");
+	}
+	sqlite3_finalize(s);
+	if (!rows && !r->csv)
+		printf("Nothing to diagnose: no context has that much idleness or overhead.\n");
+	return 0;
+}
+
+/* ---- summary -------------------------------------------------------------- */
+
+static const char *cause_label(const char *metric)
+{
+	if (strcmp(metric, "idleness:serial") == 0)
+		return "serialization";
+	if (strcmp(metric, "idleness:barrier") == 0)
+		return "imbalance at barriers";
+	if (strcmp(metric, "idleness:lock") == 0)
+		return "synchronization (locks)";
+	if (strcmp(metric, "idleness:taskwait") == 0)
+		return "waiting for child tasks";
+	return NULL;
+}
+
+/* The order of the summary's rows: useful work, overhead by size, idleness
+ * by cause. */
+static const char summary_order[] =
+	"CASE category WHEN 'useful work' THEN 0 WHEN 'overhead' THEN 1 ELSE 2 END, "
+	"CASE metric WHEN 'idleness:serial' THEN 0 WHEN 'idleness:barrier' THEN 1 "
+	"WHEN 'idleness:lock' THEN 2 WHEN 'idleness:taskwait' THEN 3 ELSE 4 END";
+
+static int summary(const struct report *r)
+{
+	if (need_schema2(r, "the effort metrics"))
+		return 1;
+	char *sql = xasprintf("SELECT category, metric, value, percent FROM effort_summary "
+			      "WHERE event = ? ORDER BY %s, value DESC, metric", summary_order);
+	sqlite3_stmt *s = NULL;
+	int ok = sqlite3_prepare_v2(r->db, sql, -1, &s, NULL) == SQLITE_OK;
+	free(sql);
+	if (!ok)
+		return fail("%s: %s", r->path, sqlite3_errmsg(r->db));
+	sqlite3_bind_text(s, 1, r->event, -1, SQLITE_TRANSIENT);
+	if (r->csv)
+		printf("thread_id,thread,category,metric,part,value,percent\n");
+	else {
+		printf("culprit report: ");
+		put_safe(r->path, 60);
+		printf(" (summary)\n%s: where the effort went; effort = work + idleness = %s %s\n\n",
+		       r->event, amount(r->unit, r->base), r->unit);
+		printf("%-12s %-40s %12s %7s\n", "category", "part", r->unit, "%");
+	}
+	double sum = 0, psum = 0;
+	while (sqlite3_step(s) == SQLITE_ROW) {
+		const char *cat = (const char *)sqlite3_column_text(s, 0);
+		const char *metric = (const char *)sqlite3_column_text(s, 1);
+		double v = sqlite3_column_double(s, 2), p = sqlite3_column_double(s, 3);
+		const char *label = cause_label(metric);
+		char part[128];
+		if (strcmp(cat, "overhead") == 0)
+			snprintf(part, sizeof part, "%s", metric + 9);
+		else if (label)
+			snprintf(part, sizeof part, "%s", label);
+		else
+			part[0] = 0;
+		sum += v;
+		psum += p;
+		if (r->csv) {
+			printf(",,");
+			put_csv(cat);
+			putchar(',');
+			put_csv(metric);
+			putchar(',');
+			put_csv(part);
+			printf(",%.9g,%.4f\n", v, p);
+			continue;
+		}
+		if (strcmp(cat, "overhead") == 0 && v == 0)
+			continue;	/* types of other runtimes */
+		printf("%-12s ", cat);
+		put_safe(part, 40);
+		printf("%*s %12s %7.1f\n", 40 - (int)strlen(part) > 0 ? 40 - (int)strlen(part) : 0, "",
+		       amount(r->unit, v), p);
+	}
+	sqlite3_finalize(s);
+	if (!r->csv)
+		printf("%-12s %-40s %12s %7.1f\n\n", "total", "", amount(r->unit, sum), psum);
+
+	/* Each thread, as a share of its own effort. */
+	sql = xasprintf("SELECT t.id, t.tid, t.name, e.value, "
+			"(SELECT percent FROM thread_metrics m WHERE m.thread_id = t.id AND "
+			"  m.event = e.event AND m.metric = 'useful_work'), "
+			"(SELECT sum(percent) FROM thread_metrics m WHERE m.thread_id = t.id AND "
+			"  m.event = e.event AND m.metric LIKE 'overhead:%%'), "
+			"(SELECT percent FROM thread_metrics m WHERE m.thread_id = t.id AND "
+			"  m.event = e.event AND m.metric = 'idleness:serial'), "
+			"(SELECT percent FROM thread_metrics m WHERE m.thread_id = t.id AND "
+			"  m.event = e.event AND m.metric = 'idleness:barrier'), "
+			"(SELECT percent FROM thread_metrics m WHERE m.thread_id = t.id AND "
+			"  m.event = e.event AND m.metric = 'idleness:lock'), "
+			"(SELECT percent FROM thread_metrics m WHERE m.thread_id = t.id AND "
+			"  m.event = e.event AND m.metric = 'idleness:taskwait') "
+			"FROM threads t JOIN thread_metrics e ON e.thread_id = t.id "
+			"WHERE e.event = ? AND e.metric = 'effort' AND e.value > 0 ORDER BY t.id");
+	ok = sqlite3_prepare_v2(r->db, sql, -1, &s, NULL) == SQLITE_OK;
+	free(sql);
+	if (!ok)
+		return fail("%s: %s", r->path, sqlite3_errmsg(r->db));
+	sqlite3_bind_text(s, 1, r->event, -1, SQLITE_TRANSIENT);
+	static const char *const parts[] = { "useful work", "overhead", "serialization",
+					     "imbalance at barriers", "synchronization (locks)",
+					     "waiting for child tasks" };
+	static const char *const metrics[] = { "useful_work", "overhead", "idleness:serial",
+					       "idleness:barrier", "idleness:lock",
+					       "idleness:taskwait" };
+	if (!r->csv)
+		printf("per thread, %% of its own effort:\n%6s %8s %-16s %10s %7s %8s %7s %7s "
+		       "%7s %8s\n", "thread", "tid", "name", r->unit, "useful", "overhead", "serial",
+		       "barrier", "lock", "taskwait");
+	while (sqlite3_step(s) == SQLITE_ROW) {
+		int id = sqlite3_column_int(s, 0);
+		const char *name = (const char *)sqlite3_column_text(s, 2);
+		double effort = sqlite3_column_double(s, 3);
+		if (r->csv) {
+			for (int k = 0; k < 6; k++) {
+				printf("%d,", id);
+				put_csv(name);
+				printf(",%s,%s,%s,%.9g,%.4f\n", k == 0 ? "useful work" : k == 1 ? "overhead"
+				       : "idleness", metrics[k], parts[k],
+				       effort * sqlite3_column_double(s, 4 + k) / 100,
+				       sqlite3_column_double(s, 4 + k));
+			}
+			continue;
+		}
+		printf("%6d %8d ", id, sqlite3_column_int(s, 1));
+		put_safe(name ? name : "", 16);
+		int len = name ? (int)strlen(name) : 0;
+		printf("%*s %10s", len < 16 ? 16 - len : 0, "", amount(r->unit, effort));
+		printf(" %7.1f %8.1f %7.1f %7.1f %7.1f %8.1f\n", sqlite3_column_double(s, 4),
+		       sqlite3_column_double(s, 5), sqlite3_column_double(s, 6),
+		       sqlite3_column_double(s, 7), sqlite3_column_double(s, 8),
+		       sqlite3_column_double(s, 9));
+	}
+	sqlite3_finalize(s);
+	return 0;
+}
+
 int cmd_report(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -680,6 +991,8 @@ int cmd_report(int argc, char **argv)
 		{ "threshold", required_argument, NULL, 't' },
 		{ "depth", required_argument, NULL, 'd' },
 		{ "format", required_argument, NULL, 'f' },
+		{ "diagnose", no_argument, NULL, 'D' },
+		{ "summary", no_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -727,6 +1040,8 @@ int cmd_report(int argc, char **argv)
 				return 2;
 			}
 			break;
+		case 'D': view = VIEW_DIAGNOSE; break;
+		case 'S': view = VIEW_SUMMARY; break;
 		case 'h': fputs(report_usage, stdout); return 0;
 		default: fputs(report_usage, stderr); return 2;
 		}
@@ -746,15 +1061,22 @@ int cmd_report(int argc, char **argv)
 	r.db = db_open_read(r.path, err, sizeof err);
 	if (!r.db)
 		return fail("%s", err);
-	int rc = choose_metric(&r, event, metric) || load_tree(&r);
+	/* The diagnoses and the summary are about effort. */
+	if (view == VIEW_DIAGNOSE || view == VIEW_SUMMARY)
+		metric = "effort";
+	int rc = choose_metric(&r, event, metric) || (view != VIEW_SUMMARY && load_tree(&r));
 	if (!rc) {
 		r.threshold = percent ? t / 100 * r.total : t;
 		if (view == VIEW_TOPDOWN)
 			topdown(&r);
 		else if (view == VIEW_CALLERS)
 			callers(&r);
-		else
+		else if (view == VIEW_FLAT)
 			flat(&r);
+		else if (view == VIEW_DIAGNOSE)
+			rc = diagnose(&r);
+		else
+			rc = summary(&r);
 		fflush(stdout);
 	}
 	for (size_t i = 0; i < r.n; i++) {

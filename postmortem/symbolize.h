@@ -66,6 +66,11 @@ void sym_resolve_wanted(struct sym_module *m);
  * is cached and owned by M. */
 struct sym_result *sym_resolve(struct sym_module *m, uint64_t addr);
 
+/* Calls FN for the source file of every frame of every address resolved
+ * so far (a file once per frame, so possibly many times). */
+void sym_module_files(const struct sym_module *m, void (*fn)(void *arg, const char *file),
+		      void *arg);
+
 /* Why the module could not be analysed (missing file, changed since the
  * run), or NULL.  Its addresses then resolve to "module+offset". */
 const char *sym_module_problem(struct sym_module *m);

@@ -83,6 +83,21 @@ for cc in $compilers; do
 	check "$cc lock: and is not idle: the lock holder gets almost no idleness" \
 		below "$(ratio "$(pm $db held idleness)" "$(pm $db held work)")" 0.05
 
+	# ---- waiting for a task, with nothing else queued ------------------------
+	profile_e tw-$cc CPUTIME@f2000 "$PROGRAMS/omp_taskwait-$cc" > tw-$cc.out 2>&1
+	check "$cc taskwait: the program ran" grep -q "omp_taskwait done" tw-$cc.out
+	prof tw-$cc
+	db=tw-$cc.db
+	twork=$(pm $db long_task work)
+	tidle=$(pm $db long_task idleness)
+	twait=$(awk -v a="$(pm $db long_task idleness:taskwait)" -v b="$(pm $db long_task idleness:barrier)" 'BEGIN { print a + b }')
+	note "$cc long_task: work $twork s, idleness $tidle s (taskwait $(pm $db long_task idleness:taskwait) s, barrier $(pm $db long_task idleness:barrier) s); overhead $(sql $db "SELECT round(percent, 2) FROM metrics WHERE event = 'cputime' AND metric = 'overhead'")% of effort"
+	check "$cc taskwait: a waiter with nothing queued is idle: the task carries idleness = its work, within 15%" \
+		near "$(ratio "$tidle" "$twork")" 1 0.15
+	check "$cc taskwait: as idleness:taskwait or :barrier" at_least "$(ratio "$twait" "$tidle")" 0.95
+	check "$cc taskwait: ... not as the runtime's overhead (under 5% of effort)" \
+		below "$(sql $db "SELECT percent FROM metrics WHERE event = 'cputime' AND metric = 'overhead'")" 5
+
 	# ---- fork after a region ---------------------------------------------------
 	profile_e fk-$cc CPUTIME@f2000 "$PROGRAMS/omp_fork-$cc" > fk-$cc.out 2>&1
 	check "$cc fork: parent and child ran" sh -c "grep -q 'child done' fk-$cc.out && grep -q 'parent done' fk-$cc.out"

@@ -29,7 +29,7 @@ check "report: flat CSV exclusive of kernel() is the database's" \
 	near "$ex" "$(sql m.db "select exclusive from procedure_metrics where procedure = 'kernel' and metric = 'work'")" 0.000001
 "$CULPRIT" report --view=flat m.db > flat.txt
 check "report: flat text lists procedures, hottest first (work_units' exclusive time)" \
-	sh -c "head -n 5 flat.txt | tail -n 1 | grep -q work_units"
+	sh -c "head -n 6 flat.txt | tail -n 1 | grep -q work_units"
 check "report: flat text has kernel()" grep -q "  kernel  " flat.txt
 
 "$CULPRIT" report --view=callers m.db > callers.txt
