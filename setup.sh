@@ -14,7 +14,7 @@ build=${BUILD:-build}
 # uses, and the programs the tests run.
 packages="build-essential autoconf automake pkg-config libunwind-dev libpfm4-dev
 libdw-dev libelf-dev libsqlite3-dev libncurses-dev libomp-dev sqlite3 python3 xz-utils
-clang"
+clang tmux"
 missing=
 for p in $packages; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"

@@ -3,6 +3,7 @@
  *   culprit run     collect measurements (run.c, with the collector)
  *   culprit prof    measurements to a database (postmortem/prof.c)
  *   culprit report  a database as text or CSV (postmortem/report.c)
+ *   culprit view    browse a database in the terminal (viewer-tui/)
  *   culprit dump    print a measurement file (dump.c)
  *
  * Exit status 0 on success, 1 on failure, 2 on a usage error; `culprit
@@ -24,6 +25,7 @@ static const char usage[] =
 	"  run     run a program and record measurements    culprit run ./app args\n"
 	"  prof    measurements to an SQLite database        culprit prof DIR\n"
 	"  report  print a database's profile                culprit report app.db\n"
+	"  view    browse a database in the terminal         culprit view app.db\n"
 	"  dump    print one measurement file                culprit dump DIR/FILE\n"
 	"\n"
 	"`culprit COMMAND --help` describes each command; see also culprit(1).\n";
@@ -56,6 +58,7 @@ static const struct command {
 	{ "dump", cmd_dump },
 	{ "prof", cmd_prof },
 	{ "report", cmd_report },
+	{ "view", cmd_view },
 };
 
 int main(int argc, char **argv)

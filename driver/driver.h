@@ -14,6 +14,7 @@ int cmd_run(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
 int cmd_prof(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_view(int argc, char **argv);
 
 /* Prints "culprit: <message>" to stderr. */
 void die_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -65,4 +65,6 @@ if [ -x "$build/examples/mandel_omp" ]; then
 	echo "waiting at the loop's end, blamed on the rows that kept them waiting: a"
 	echo "finer grain fixes it, and with rows handed out 4 at a time (dynamic,4)"
 	echo "nearly all of it is useful work."
+	echo
+	echo "Browse a database in the terminal: $build/culprit view $omp-static.db"
 fi

@@ -1,0 +1,42 @@
+#!/bin/sh
+# bench/gen_db.sh - makes a large culprit database for the viewer: the
+# schema and identity of a real one (SMALL.db, from culprit prof), with its
+# tree replaced by N generated contexts: a tree with 8 children per node,
+# 5000 procedures, work and effort at every context.
+#
+# usage: bench/gen_db.sh SMALL.db OUT.db N
+set -eu
+small=$1 out=$2 n=$3
+cp "$small" "$out"
+sqlite3 "$out" > /dev/null <<SQL
+PRAGMA journal_mode = OFF;
+PRAGMA synchronous = OFF;
+BEGIN;
+DELETE FROM contexts;
+DELETE FROM context_metrics;
+DELETE FROM context_thread_metrics;
+DELETE FROM procedure_metrics;
+DELETE FROM diagnoses;
+DROP INDEX IF EXISTS contexts_parent;
+DROP INDEX IF EXISTS contexts_procedure;
+WITH RECURSIVE k(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM k WHERE i < $n)
+INSERT INTO contexts (id, parent_id, depth, kind, procedure, module, file, line)
+SELECT i, CASE WHEN i = 1 THEN NULL ELSE (i - 2) / 8 + 1 END, 0,
+       CASE WHEN i = 1 THEN 'root' ELSE 'frame' END,
+       CASE WHEN i = 1 THEN '<program root>' ELSE 'proc_' || (i % 5000) END,
+       CASE WHEN i = 1 THEN NULL ELSE '/opt/app/bin/app' END,
+       CASE WHEN i = 1 THEN NULL ELSE '/opt/app/src/app.c' END,
+       CASE WHEN i = 1 THEN NULL ELSE 1 + i % 997 END
+FROM k;
+INSERT INTO context_metrics (context_id, event, metric, inclusive, exclusive)
+SELECT id, 'cputime', 'work', ($n - id + 1) * 1e-6, 1e-6 FROM contexts;
+INSERT INTO context_metrics (context_id, event, metric, inclusive, exclusive)
+SELECT id, 'cputime', 'effort', ($n - id + 1) * 1e-6, 1e-6 FROM contexts;
+INSERT INTO procedure_metrics (procedure, module, file, event, metric, inclusive, exclusive)
+SELECT procedure, module, file, 'cputime', 'work', max($n - id + 1) * 1e-6, count(*) * 1e-6
+FROM contexts GROUP BY procedure, module, file;
+UPDATE metrics SET total = $n * 1e-6 WHERE event = 'cputime' AND metric IN ('work', 'effort');
+CREATE INDEX contexts_parent ON contexts(parent_id);
+CREATE INDEX contexts_procedure ON contexts(procedure);
+COMMIT;
+SQL

@@ -1,0 +1,212 @@
+#!/bin/sh
+# run-view.sh - culprit view, driven in tmux as a person would: keys are
+# sent, the pane is captured, and the checks read what is on the screen.
+. "${srcdir:-.}/tests/lib.sh"
+
+command -v tmux > /dev/null || skip_all "tmux is not installed"
+
+# A server of our own, so that nothing of the user's is touched.
+TMUX_CMD="tmux -L culprit-test-$$ -f /dev/null"
+trap '$TMUX_CMD kill-server 2> /dev/null; rm -rf "$WORK"' EXIT
+unset TMUX
+
+# start NAME COLS ROWS COMMAND: runs COMMAND in a new session, then keeps
+# the pane open to read what it left behind.
+start() {
+	$TMUX_CMD new-session -d -s "$1" -x "$2" -y "$3" \
+		"TERM=screen; export TERM; $4; echo EXIT=\$?; sleep 600"
+}
+screen() {
+	$TMUX_CMD capture-pane -t "$1" -p
+}
+keys() {
+	s=$1
+	shift
+	$TMUX_CMD send-keys -t "$s" "$@"
+}
+# wait_for SESSION TEXT: until TEXT (a grep -E pattern) is on the screen,
+# for at most 10 s.
+wait_for() {
+	i=0
+	while [ $i -lt 100 ]; do
+		screen "$1" | grep -Eq -- "$2" && return 0
+		sleep 0.1
+		i=$((i + 1))
+	done
+	return 1
+}
+
+profile_e c CPUTIME@f2000 "$PROGRAMS/callers" 400 > /dev/null
+prof c
+
+# ---- open, the hot path, details --------------------------------------------
+start a 100 30 "'$CULPRIT' view c.db"
+check "view: opens with the title, the views and the program root" \
+	wait_for a "culprit c\.db.* 1 calling context  2 callers  3 flat .*\? help"
+check "view: the first screen has the program root, expanded" wait_for a "- <program root>"
+keys a H
+check "view: H follows the hot path down to main, where the work splits" \
+	wait_for a "hot path: 4 levels down"
+screen a > hot.txt
+hv=$(awk '/\+ heavy_caller/ { sub(/%.*/, "", $1); s += $1 } END { print s }' hot.txt)
+note "heavy_caller's inclusive work: $hv% of effort (two call sites)"
+check "view: main's children: heavy_caller has 3/4 of the work (75% within 8)" near "${hv:-0}" 75 8
+keys a j H
+check "view: H on heavy_caller follows it down to kernel" \
+	sh -c "$(cat <<EOF
+i=0; while [ \$i -lt 50 ]; do
+	$TMUX_CMD capture-pane -t a -p > hot2.txt
+	grep -q -- '- heavy_caller' hot2.txt && grep -q -- '- kernel' hot2.txt && exit 0
+	sleep 0.1; i=\$((i + 1)); done; exit 1
+EOF
+)"
+keys a d
+check "view: d opens the details: the path, where, why, per-thread values" \
+	sh -c "$(cat <<EOF
+i=0; while [ \$i -lt 50 ]; do
+	$TMUX_CMD capture-pane -t a -p > det.txt
+	grep -q '^ details' det.txt && grep -q '^ path  <program root> > _start' det.txt &&
+	grep -q '^ where ' det.txt && grep -q '^ why ' det.txt && grep -q 'per thread: mean' det.txt && exit 0
+	sleep 0.1; i=\$((i + 1)); done; exit 1
+EOF
+)"
+check "view: the details show a bar per thread" wait_for a "#+ +[0-9.]+"
+
+# ---- callers ----------------------------------------------------------------
+keys a d 2
+check "view: 2 switches to the callers view" wait_for a "procedure, and who called it"
+keys a / k e r n e l Enter
+check "view: / finds kernel in the callers view" wait_for a "\"kernel\" found"
+keys a Enter
+check "view: Enter expands kernel's callers with their shares" \
+	wait_for a "(7[0-9]|8[0-2])\.[0-9]% from heavy_caller"
+check "view: ... and the light caller's" wait_for a "(1[8-9]|2[0-9]|3[0-2])\.[0-9]% from light_caller"
+
+# ---- search in the calling-context view, and the source -----------------------
+keys a 1 / l i g h t _ c a l l e r Enter
+check "view: / in the calling-context view reveals the match" wait_for a "match 1 of [0-9]+ for \"light_caller\""
+screen a > found.txt
+check "view: ... expanded down to light_caller" grep -q "light_caller" found.txt
+keys a s
+check "view: s shows the source around the selected procedure" \
+	wait_for a "double light_caller\(long n\)"
+check "view: ... with the value of its lines beside them" wait_for a "[0-9]\.[0-9]%  +[0-9]+[> ] "
+
+# ---- the flat view, columns, sorting, the filter -------------------------------
+keys a s 3 / w o r k _ u n i t s Enter Enter
+check "view: 3 shows the flat view; a procedure expands to its lines" \
+	wait_for a "line work\.h:[0-9]+"
+keys a 1 %
+check "view: % shows values instead of percentages" wait_for a "cells show values"
+keys a c j Space Enter
+check "view: c chooses columns: work, exclusive, added" wait_for a "work E +idle I"
+keys a %
+keys a ">"
+check "view: > sorts by the next column" wait_for a "sorted by work \(exclusive\)"
+check "view: ... marked in the headings" wait_for a "\*work E"
+keys a "<" f 5 0 Enter
+check "view: f hides rows below a share of effort" wait_for a "hiding rows below 50% of effort"
+screen a > filtered.txt
+check "view: ... so light_caller (25%) is hidden" sh -c "! grep -q light_caller filtered.txt"
+keys a f 0 Enter
+
+# ---- resize, help, quit -------------------------------------------------------
+$TMUX_CMD resize-window -t a -x 80 -y 24
+sleep 0.5
+keys a s
+check "view: in 80x24 the title still lists the views and help" wait_for a "1 calling context  2 callers  3 flat  \? help"
+screen a > small.txt
+check "view: nothing is drawn past 80 columns" sh -c "! awk 'length > 80' small.txt | grep -q ."
+check "view: ... and 24 rows" [ "$(wc -l < small.txt)" -le 24 ]
+keys a "?"
+check "view: ? lists every key" wait_for a "culprit view: keys"
+keys a x q
+check "view: q quits with status 0" wait_for a "^EXIT=0$"
+screen a > after.txt
+check "view: the terminal is restored (no viewer left on the screen)" \
+	sh -c "! grep -q 'calling context' after.txt"
+
+# ---- mouse -----------------------------------------------------------------------
+start m 100 30 "'$CULPRIT' view c.db"
+wait_for m "<program root>"
+# An X10 mouse report: a press and a release of button 1 on the fourth row
+# (y 3, x 40; 33 added to each).
+$TMUX_CMD send-keys -t m -H 1b 5b 4d 20 49 24 1b 5b 4d 23 49 24
+sleep 0.4
+$TMUX_CMD send-keys -t m -H 1b 5b 4d 20 49 24 1b 5b 4d 23 49 24
+check "view: clicking a selected row expands it" wait_for m "- _start"
+keys m q
+
+# ---- colour, and names from the program ------------------------------------------
+cp c.db evil.db
+sqlite3 evil.db "UPDATE contexts SET procedure = 'evil' || char(27) || '[2J' || char(7) || 'name' WHERE procedure = '_start'"
+start e 100 30 "'$CULPRIT' view evil.db"
+check "view: a name with control characters is shown safely" wait_for e "\+ evil\?\[2J\?name"
+keys e q
+wait_for e "^EXIT=0$"
+cp c.db moved.db
+sqlite3 moved.db "UPDATE contexts SET file = '/no/such/dir/callers.c' WHERE file LIKE '%callers.c'"
+start mv 100 30 "'$CULPRIT' view moved.db"
+wait_for mv "<program root>"
+keys mv / k e r n e l Enter s
+check "view: a source file that cannot be read is named, with why" \
+	wait_for mv "cannot show /no/such/dir/callers.c: No such file or directory"
+keys mv q
+# A diagnosis, as culprit prof writes them (the test programs' own are
+# timing-dependent; what is checked here is how the viewer shows one).
+cp c.db diag.db
+sqlite3 diag.db "INSERT INTO diagnoses SELECT id, 'cputime', 'needs more parallelism',
+	'finer grain: more, smaller tasks or chunks, so idle workers find work', 1, 1.0, 50.0,
+	50.0, 0.0, 25.0 FROM contexts WHERE procedure = 'light_caller' AND kind = 'frame'"
+start col 100 30 "'$CULPRIT' view diag.db"
+wait_for col "<program root>"
+keys col / l i g h t _ c a l l e r Enter
+check "view: a diagnosed context is marked" wait_for col "\+!light_caller"
+$TMUX_CMD capture-pane -t col -e -p > colour.txt
+check "view: ... in red" sh -c "grep -q \"\$(printf '\\033')\\[31m!\" colour.txt"
+keys col d
+check "view: the details give its diagnosis" wait_for col "why   needs more parallelism \(#1\)"
+keys col q
+start nocol 100 30 "NO_COLOR=1 '$CULPRIT' view diag.db"
+wait_for nocol "<program root>"
+keys nocol / l i g h t _ c a l l e r Enter
+wait_for nocol "\+!light_caller"
+$TMUX_CMD capture-pane -t nocol -e -p > nocolour.txt
+check "view: NO_COLOR turns colour off" sh -c "! grep -q \"\$(printf '\\033')\\[3[0-7]m\" nocolour.txt"
+keys nocol q
+
+# ---- bad input: one line, status 1, the terminal untouched ------------------------
+start bad 100 10 "'$CULPRIT' view no-such.db"
+check "view: a missing database: one line, status 1" \
+	sh -c "$(cat <<EOF
+sleep 0.5; $TMUX_CMD capture-pane -t bad -p | grep -v '^\$' > bad.txt
+[ \$(wc -l < bad.txt) = 2 ] && grep -q 'no-such.db: no such file' bad.txt && grep -q '^EXIT=1\$' bad.txt
+EOF
+)"
+sqlite3 plain.db "CREATE TABLE t (x)"
+"$CULPRIT" view plain.db > plain.out 2> plain.err < /dev/null
+check "view: an SQLite file that is not culprit's: one line, status 1" \
+	sh -c "[ $? = 1 ] && [ \$(wc -l < plain.err) = 1 ] && grep -q 'not one made by culprit prof' plain.err"
+cp c.db newer.db
+sqlite3 newer.db "PRAGMA user_version = 99"
+"$CULPRIT" view newer.db > newer.out 2> newer.err < /dev/null
+check "view: a database from a newer culprit: one line, status 1" \
+	sh -c "[ $? = 1 ] && [ \$(wc -l < newer.err) = 1 ] && grep -q 'upgrade culprit' newer.err"
+"$CULPRIT" view c.db > notty.out 2> notty.err < /dev/null
+check "view: without a terminal: one line saying to use culprit report" \
+	sh -c "[ $? = 1 ] && [ \$(wc -l < notty.err) = 1 ] && grep -q 'needs a terminal' notty.err && [ ! -s notty.out ]"
+
+# ---- a large database ---------------------------------------------------------------
+"$srcdir/bench/gen_db.sh" c.db big.db 1000000 > /dev/null
+check "view: a generated database with a million contexts" \
+	[ "$(sql big.db 'SELECT count(*) FROM contexts')" = 1000000 ]
+start big 100 30 "'$CULPRIT' view --timing big.db 2> big.timing"
+check "view: it opens on the million-context database" wait_for big "\+ proc_2"
+keys big H
+check "view: and follows its hot path" wait_for big "hot path: [0-9]+ levels down"
+keys big q
+wait_for big "^EXIT=0$"
+note "$(cat big.timing)"
+check "view: it says how long its first screen took" grep -q "first screen in [0-9.]* ms (1000000 contexts)" big.timing
+
+done_testing

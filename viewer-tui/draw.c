@@ -1,0 +1,678 @@
+/* draw.c - the screen: a title line, the column headings, the rows, an
+ * optional pane (details or source) and a status line, redrawn whole on
+ * every change.  Everything from the measured program goes through
+ * safe_text(): a name or source line can hold no control sequence. */
+#define _GNU_SOURCE
+#include "view.h"
+#include "pm.h"
+
+#include <curses.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { C_HOT = 1, C_WARM, C_DIM, C_TITLE, C_GOOD };
+
+const char *const vmetric_title[VM_COUNT] = {
+	[VM_WORK] = "work", [VM_IDLENESS] = "idle", [VM_OVERHEAD] = "ovhd",
+	[VM_USEFUL] = "useful", [VM_EFFORT] = "effort", [VM_SAMPLES] = "smpl",
+};
+
+/* Longer names, for the details and the column chooser. */
+static const char *const metric_long[VM_COUNT] = {
+	[VM_WORK] = "work", [VM_IDLENESS] = "idleness", [VM_OVERHEAD] = "overhead",
+	[VM_USEFUL] = "useful work", [VM_EFFORT] = "effort", [VM_SAMPLES] = "samples",
+};
+
+const char *const vview_name[VIEW_COUNT] = {
+	[VIEW_CCT] = "calling context", [VIEW_CALLERS] = "callers", [VIEW_FLAT] = "flat",
+};
+
+void safe_text(const char *s, char *buf, size_t size)
+{
+	size_t n = 0;
+	if (!size)
+		return;
+	for (; s && *s && n + 1 < size; s++) {
+		unsigned char c = (unsigned char)*s;
+		buf[n++] = c >= 0x20 && c < 0x7f ? (char)c : '?';
+	}
+	buf[n] = 0;
+}
+
+void draw_init_colors(struct vui *u)
+{
+	if (!u->color)
+		return;
+	start_color();
+	use_default_colors();
+	init_pair(C_HOT, COLOR_RED, -1);
+	init_pair(C_WARM, COLOR_YELLOW, -1);
+	init_pair(C_DIM, COLOR_CYAN, -1);
+	init_pair(C_TITLE, COLOR_BLACK, COLOR_CYAN);
+	init_pair(C_GOOD, COLOR_GREEN, -1);
+}
+
+static attr_t color(const struct vui *u, int pair)
+{
+	return u->color ? COLOR_PAIR(pair) : 0;
+}
+
+/* Writes at most WIDTH characters of S (made safe) at Y, X. */
+static void put(int y, int x, int width, const char *s, attr_t attr)
+{
+	char buf[1024];
+	if (width <= 0 || y < 0 || y >= LINES || x >= COLS)
+		return;
+	if (x + width > COLS)
+		width = COLS - x;
+	safe_text(s, buf, sizeof buf);
+	attron(attr);
+	mvaddnstr(y, x, buf, width);
+	attroff(attr);
+}
+
+/* A blank box with a border. */
+static void frame_box(int y0, int x0, int h, int w)
+{
+	for (int k = 0; k < h; k++)
+		mvhline(y0 + k, x0, ' ', w);
+	mvhline(y0, x0, ACS_HLINE, w);
+	mvhline(y0 + h - 1, x0, ACS_HLINE, w);
+	mvvline(y0, x0, ACS_VLINE, h);
+	mvvline(y0, x0 + w - 1, ACS_VLINE, h);
+	mvaddch(y0, x0, ACS_ULCORNER);
+	mvaddch(y0, x0 + w - 1, ACS_URCORNER);
+	mvaddch(y0 + h - 1, x0, ACS_LLCORNER);
+	mvaddch(y0 + h - 1, x0 + w - 1, ACS_LRCORNER);
+}
+
+static void fill_line(int y, attr_t attr)
+{
+	attron(attr);
+	mvhline(y, 0, ' ', COLS);
+	attroff(attr);
+}
+
+static const char *base_name(const char *p)
+{
+	const char *s = p ? strrchr(p, '/') : NULL;
+	return s ? s + 1 : p;
+}
+
+/* ---- cells ------------------------------------------------------------- */
+
+static int cell_width(const struct vui *u)
+{
+	return u->show == SHOW_PERCENT ? 9 : u->show == SHOW_VALUE ? 11 : 18;
+}
+
+static void format_value(const struct vui *u, int metric, double v, char *buf, size_t size)
+{
+	const struct vevent *e = &u->m->event[u->m->ev];
+	if (metric == VM_SAMPLES)
+		snprintf(buf, size, "%9.0f", v);
+	else if (e->unit && strcmp(e->unit, "seconds") == 0)
+		snprintf(buf, size, "%9.3f", v);
+	else
+		snprintf(buf, size, "%9.3g", v);
+}
+
+/* The same without the padding. */
+static void format_compact(const struct vui *u, int metric, double v, char *buf, size_t size)
+{
+	char tmp[32];
+	format_value(u, metric, v, tmp, sizeof tmp);
+	const char *p = tmp;
+	while (*p == ' ')
+		p++;
+	snprintf(buf, size, "%s", p);
+}
+
+static double percent_of(const struct vui *u, int metric, double v)
+{
+	const struct vevent *e = &u->m->event[u->m->ev];
+	double base = metric == VM_SAMPLES ? e->total[VM_SAMPLES] : e->effort;
+	return base > 0 ? 100 * v / base : 0;
+}
+
+static void draw_cell(const struct vui *u, int y, int x, const struct vcolumn *c, double v,
+		      attr_t base)
+{
+	char val[32], buf[48];
+	double p = percent_of(u, c->metric, v);
+	format_value(u, c->metric, v, val, sizeof val);
+	if (v == 0)
+		snprintf(buf, sizeof buf, "%*s", cell_width(u) - 1, "");
+	else if (u->show == SHOW_PERCENT)
+		snprintf(buf, sizeof buf, "%7.1f%%", p);
+	else if (u->show == SHOW_VALUE)
+		snprintf(buf, sizeof buf, " %s", val);
+	else
+		snprintf(buf, sizeof buf, "%s %6.1f%%", val, p);
+	attr_t a = base;
+	if (!(base & A_REVERSE) && c->metric != VM_SAMPLES && c->metric != VM_USEFUL &&
+	    c->metric != VM_WORK && c->metric != VM_EFFORT)
+		a |= p >= 20 ? color(u, C_HOT) : p >= 5 ? color(u, C_WARM) : 0;
+	else if (!(base & A_REVERSE))
+		a |= p >= 20 ? A_BOLD : 0;
+	put(y, x, cell_width(u), buf, a);
+}
+
+/* ---- the rows -------------------------------------------------------------- */
+
+static void row_label(const struct vui *u, const struct vrow *r, char *buf, size_t size)
+{
+	const char *p = r->procedure ? r->procedure : "?";
+	switch (r->kind) {
+	case VK_FRAME:
+	case VK_INLINED:
+		if (r->site_file)
+			snprintf(buf, size, "%s%s  <- %s:%d", r->kind == VK_INLINED ? "[inlined] " : "",
+				 p, base_name(r->site_file), r->site_line);
+		else
+			snprintf(buf, size, "%s%s", r->kind == VK_INLINED ? "[inlined] " : "", p);
+		break;
+	case VK_STATEMENT:
+	case VK_LINE:
+		snprintf(buf, size, "line %s:%d", r->file ? base_name(r->file) : "?", r->line);
+		break;
+	case VK_PROCEDURE:
+		snprintf(buf, size, "%s  (%s)", p,
+			 r->file ? base_name(r->file) : r->module ? base_name(r->module) : "?");
+		break;
+	case VK_CALLER: {
+		const struct vrow *q = r->parent;
+		while (q && q->kind != VK_PROCEDURE)
+			q = q->parent;
+		const struct vcolumn *c = ui_sort_column(u);
+		double whole = q ? row_value(q, c) : 0;
+		double share = whole > 0 ? 100 * row_value(r, c) / whole : 0;
+		snprintf(buf, size, "%5.1f%% from %s", share, p);
+		break;
+	}
+	default:
+		snprintf(buf, size, "%s", p);
+	}
+}
+
+static void draw_rows(struct vui *u)
+{
+	int w = cell_width(u), ncols = 0;
+	for (int i = 0; i < VCOL_COUNT; i++)
+		ncols += u->col[i].shown;
+	int tree_x = ncols * w + 1;
+
+	/* The headings. */
+	int x = 0;
+	for (int i = 0; i < VCOL_COUNT; i++) {
+		const struct vcolumn *c = &u->col[i];
+		if (!c->shown)
+			continue;
+		char head[32];
+		snprintf(head, sizeof head, "%s%s %s", i == u->sortcol ? "*" : "",
+			 vmetric_title[c->metric], c->exclusive ? "E" : "I");
+		attr_t a = A_BOLD | (i == u->sortcol ? A_UNDERLINE : 0);
+		int len = (int)strlen(head);
+		put(1, x + (w - 1 > len ? w - 1 - len : 0), w - 1, head, a);
+		x += w;
+	}
+	put(1, tree_x, COLS - tree_x,
+	    u->view == VIEW_CCT ? "calling context" : u->view == VIEW_CALLERS
+	    ? "procedure, and who called it (share of its value)" : "procedure, and its lines",
+	    A_BOLD);
+
+	size_t sel = u->sel[u->view], top = u->top[u->view];
+	for (int k = 0; k < u->rows_h; k++) {
+		size_t i = top + (size_t)k;
+		int y = u->rows_y + k;
+		if (i >= u->list.n)
+			break;
+		const struct vrow *r = u->list.row[i];
+		attr_t base = i == sel ? A_REVERSE : 0;
+		if (i == sel)
+			fill_line(y, A_REVERSE);
+		x = 0;
+		for (int c = 0; c < VCOL_COUNT; c++) {
+			if (!u->col[c].shown)
+				continue;
+			draw_cell(u, y, x, &u->col[c], row_value(r, &u->col[c]), base);
+			x += w;
+		}
+		int depth = r->depth - 1;
+		int indent = depth * 2;
+		if (indent > (COLS - tree_x) / 2)
+			indent = (COLS - tree_x) / 2;
+		const char *mark = r->leaf ? " " : r->expanded ? "-" : "+";
+		put(y, tree_x + indent, 2, mark, base | A_BOLD);
+		char label[768];
+		row_label(u, r, label, sizeof label);
+		attr_t a = base;
+		if (r->diagnosed) {
+			put(y, tree_x + indent + 1, 1, "!", base | A_BOLD | color(u, C_HOT));
+			a |= A_BOLD | (i == sel ? 0 : color(u, C_HOT));
+		}
+		put(y, tree_x + indent + 2, COLS - tree_x - indent - 2, label, a);
+	}
+	if (u->list.n == 0)
+		put(u->rows_y, 1, COLS - 2, u->filter > 0 ? "(nothing above the filter: f to change it)"
+						   : "(nothing here)", A_DIM);
+}
+
+/* ---- panes ------------------------------------------------------------------- */
+
+/* What the panes show, kept while the selection stays. */
+static struct {
+	const struct vrow *row;
+	int view, sortcol;
+	size_t ev;
+	char *path, *diag;
+	struct vstats stats;
+	/* source */
+	char **lines;
+	size_t nlines;
+	char *source_error;
+	int *sampled;
+	double *values;
+	size_t nsampled;
+} cache;
+
+void draw_forget(void);
+void draw_forget(void)
+{
+	free(cache.path);
+	free(cache.diag);
+	vstats_free(&cache.stats);
+	for (size_t i = 0; i < cache.nlines; i++)
+		free(cache.lines[i]);
+	free(cache.lines);
+	free(cache.source_error);
+	free(cache.sampled);
+	free(cache.values);
+	memset(&cache, 0, sizeof cache);
+}
+
+static void read_source(const char *file)
+{
+	FILE *f = file ? fopen(file, "r") : NULL;
+	if (!f) {
+		cache.source_error = xasprintf("cannot show %s: %s", file ? file : "the source",
+					       file ? strerror(errno) : "no file is known for it");
+		return;
+	}
+	char *line = NULL;
+	size_t len = 0, cap = 0;
+	ssize_t got;
+	while ((got = getline(&line, &len, f)) >= 0 && cache.nlines < 200000) {
+		if (got > 0 && line[got - 1] == '\n')
+			line[got - 1] = 0;
+		/* Tabs to spaces, so that columns line up. */
+		char out[1024];
+		size_t n = 0;
+		for (const char *p = line; *p && n + 9 < sizeof out; p++) {
+			if (*p == '\t') {
+				do
+					out[n++] = ' ';
+				while (n % 8);
+			} else {
+				out[n++] = *p;
+			}
+		}
+		out[n] = 0;
+		grow_array(&cache.lines, &cap, cache.nlines + 1, sizeof *cache.lines);
+		cache.lines[cache.nlines++] = xstrdup(out);
+	}
+	free(line);
+	fclose(f);
+}
+
+static void fill_cache(struct vui *u, const struct vrow *r)
+{
+	if (cache.row == r && cache.view == (int)u->view && cache.sortcol == u->sortcol &&
+	    cache.ev == u->m->ev)
+		return;
+	draw_forget();
+	cache.row = r;
+	cache.view = (int)u->view;
+	cache.sortcol = u->sortcol;
+	cache.ev = u->m->ev;
+	if (!r)
+		return;
+	const struct vcolumn *c = ui_sort_column(u);
+	if (r->id) {
+		cache.path = model_path(u->m, r->id);
+		cache.diag = model_diagnosis(u->m, r->id);
+		model_thread_values(u->m, r->id, c->metric, c->exclusive, &cache.stats);
+	}
+	if (u->pane == PANE_SOURCE) {
+		read_source(r->file);
+		if (r->file)
+			cache.nsampled = model_line_values(u->m, r->procedure, r->file, c->metric,
+							   &cache.sampled, &cache.values);
+	}
+}
+
+static void draw_detail(struct vui *u, const struct vrow *r)
+{
+	int y = u->pane_y, end = u->pane_y + u->pane_h;
+	char buf[1024];
+	const struct vcolumn *c = ui_sort_column(u);
+	if (!r) {
+		put(y, 1, COLS - 2, "(nothing selected)", A_DIM);
+		return;
+	}
+	const char *path = cache.path;
+	if (path) {
+		/* The path, wrapped between frames over up to three lines; the
+		 * last shows the end of it. */
+		size_t len = strlen(path), at = 0, w = (size_t)(COLS > 8 ? COLS - 8 : 1);
+		put(y, 1, 6, "path", A_BOLD);
+		for (int k = 0; k < 3 && at < len && y < end; k++, y++) {
+			size_t take = len - at;
+			if (take > w && k == 2) {
+				put(y, 7, 4, "... ", 0);
+				put(y, 11, (int)w - 4, path + len - (w - 4), 0);
+				at = len;
+				continue;
+			}
+			if (take > w) {
+				take = w;
+				for (size_t b = w; b > w / 2; b--)
+					if (strncmp(path + at + b - 2, "> ", 2) == 0) {
+						take = b;
+						break;
+					}
+			}
+			snprintf(buf, sizeof buf, "%.*s", (int)take, path + at);
+			put(y, 7, (int)w, buf, 0);
+			at += take;
+		}
+	} else {
+		row_label(u, r, buf, sizeof buf);
+		put(y++, 1, COLS - 2, buf, A_BOLD);
+	}
+	if (y < end) {
+		if (r->file)
+			snprintf(buf, sizeof buf, "%s:%d%s%s", r->file, r->line, r->module ? "  in " : "",
+				 r->module ? base_name(r->module) : "");
+		else
+			snprintf(buf, sizeof buf, "no source line%s%s", r->module ? "; in " : "",
+				 r->module ? r->module : "");
+		put(y, 1, 6, "where", A_BOLD);
+		put(y++, 7, COLS - 8, buf, color(u, C_DIM));
+	}
+	if (y < end) {
+		put(y, 1, 6, "why", A_BOLD);
+		const char *d = cache.diag ? cache.diag : r->id ? "no diagnosis" :
+				"diagnoses are for calling contexts (view 1)";
+		attr_t a = cache.diag ? color(u, C_HOT) | A_BOLD : A_DIM;
+		size_t w = (size_t)(COLS > 8 ? COLS - 8 : 1), len = strlen(d);
+		/* Up to two lines, broken at a space. */
+		size_t take = len;
+		if (len > w && y + 1 < end) {
+			take = w;
+			while (take > w / 2 && d[take] != ' ')
+				take--;
+		}
+		snprintf(buf, sizeof buf, "%.*s", (int)take, d);
+		put(y++, 7, (int)w, buf, a);
+		if (take < len && y < end)
+			put(y++, 7, (int)w, d + take + (d[take] == ' '), a);
+	}
+	if (y >= end)
+		return;
+	if (!r->id || !cache.stats.have) {
+		put(y, 7, COLS - 8, r->id ? "no per-thread values" :
+		    "per-thread values are for calling contexts (view 1)", A_DIM);
+		return;
+	}
+	const struct vstats *s = &cache.stats;
+	char mean[32], min[32], max[32], sd[32];
+	format_compact(u, c->metric, s->mean, mean, sizeof mean);
+	format_compact(u, c->metric, s->min, min, sizeof min);
+	format_compact(u, c->metric, s->max, max, sizeof max);
+	format_compact(u, c->metric, s->stddev, sd, sizeof sd);
+	snprintf(buf, sizeof buf, "%s %s per thread: mean %s  min %s  max %s  stddev %s",
+		 metric_long[c->metric], c->exclusive ? "(exclusive)" : "(inclusive)", mean, min, max,
+		 sd);
+	put(y, 1, 6, "threads", A_BOLD);
+	put(y++, 9, COLS - 10, buf, 0);
+	/* A bar per thread, as many as fit in two columns. */
+	double top = s->max > 0 ? s->max : 1;
+	int colw = COLS / 2, barw = colw - 34 > 4 ? colw - 34 : 4;
+	size_t shown = 0;
+	for (int k = 0; y + k / 2 < end && shown < s->nthreads; k++) {
+		const struct vthread_value *t = &s->thread[shown++];
+		int bx = (k % 2) * colw + 1, by = y + k / 2;
+		char name[24], val[32], bar[256];
+		snprintf(name, sizeof name, "%-16.16s", t->name ? t->name : "");
+		format_value(u, c->metric, t->value, val, sizeof val);
+		int fill = (int)lround(barw * t->value / top);
+		if (fill > barw)
+			fill = barw;
+		memset(bar, '#', (size_t)fill);
+		memset(bar + fill, '.', (size_t)(barw - fill));
+		bar[barw] = 0;
+		put(by, bx, 17, name, 0);
+		put(by, bx + 17, barw, bar, t->value >= top * 0.999 && top > 0 ? color(u, C_HOT)
+					     : color(u, C_GOOD));
+		put(by, bx + 18 + barw, 10, val, 0);
+	}
+	if (shown < s->nthreads && end - 1 >= u->pane_y) {
+		snprintf(buf, sizeof buf, "(+%zu threads)", s->nthreads - shown);
+		put(end - 1, COLS - (int)strlen(buf) - 1, (int)strlen(buf), buf, A_DIM);
+	}
+}
+
+static double line_value(int line)
+{
+	for (size_t i = 0; i < cache.nsampled; i++)
+		if (cache.sampled[i] == line)
+			return cache.values[i];
+	return 0;
+}
+
+static void draw_source(struct vui *u, const struct vrow *r)
+{
+	int y = u->pane_y, h = u->pane_h;
+	if (!r) {
+		put(y, 1, COLS - 2, "(nothing selected)", A_DIM);
+		return;
+	}
+	if (cache.source_error) {
+		put(y, 1, COLS - 2, cache.source_error, color(u, C_WARM));
+		return;
+	}
+	int at = r->line > 0 ? r->line : 1;
+	int first = at - h / 2;
+	if (first + h > (int)cache.nlines + 1)
+		first = (int)cache.nlines + 1 - h;
+	if (first < 1)
+		first = 1;
+	const struct vcolumn *c = ui_sort_column(u);
+	for (int k = 0; k < h && first + k <= (int)cache.nlines; k++) {
+		int line = first + k;
+		double v = line_value(line);
+		char cell[48] = "", num[16];
+		if (v != 0) {
+			char val[32];
+			format_value(u, c->metric, v, val, sizeof val);
+			snprintf(cell, sizeof cell, "%s %5.1f%%", val, percent_of(u, c->metric, v));
+		}
+		snprintf(num, sizeof num, "%5d%s", line, line == at ? ">" : " ");
+		double p = percent_of(u, c->metric, v);
+		put(y + k, 0, 16, cell, p >= 5 ? color(u, C_HOT) | A_BOLD : p > 0 ? color(u, C_WARM) : 0);
+		put(y + k, 17, 6, num, line == at ? A_BOLD : A_DIM);
+		put(y + k, 24, COLS - 24, cache.lines[line - 1], line == at ? A_BOLD : 0);
+	}
+}
+
+/* ---- overlays ------------------------------------------------------------------ */
+
+static const char *const help_lines[] = {
+	"culprit view: keys",
+	"",
+	"  Up/Down, k/j        move            PgUp/PgDn, Home/End (g/G)",
+	"  Enter               expand or collapse the selected row",
+	"  + / Right, l        expand          - / Left, h   collapse (or go to parent)",
+	"  H                   expand the hot path: follow the child with most of the",
+	"                      sorted column while it keeps at least half of it",
+	"  1 2 3, Tab          calling context / callers / flat view",
+	"  < >                 sort by the previous / next column (marked *)",
+	"  c                   choose columns     % percent, value, or both",
+	"  e                   next event (CPU time, cycles, ...)",
+	"  f                   filter: hide rows below a percentage of effort",
+	"  / n N               search procedures; next and previous match",
+	"  d                   details: path, diagnosis, per-thread values",
+	"  s                   source around the selected line",
+	"  mouse               click selects, click on +/- or double click expands,",
+	"                      wheel scrolls",
+	"  q                   quit",
+	"",
+	"Columns: I inclusive, E exclusive; idle = idleness, ovhd = overhead, smpl =",
+	"samples.  Percentages are of the event's effort (work + idleness).",
+	"Red: diagnosed contexts (!), and idleness or overhead above 20% of effort;",
+	"yellow above 5%.",
+	"",
+	"Press any key to close this help.",
+};
+
+static void draw_help(struct vui *u)
+{
+	int n = (int)(sizeof help_lines / sizeof *help_lines);
+	int w = 80 > COLS ? COLS : 80, h = n + 2 > LINES ? LINES : n + 2;
+	int x0 = (COLS - w) / 2, y0 = (LINES - h) / 2;
+	frame_box(y0, x0, h, w);
+	put(y0, x0 + 2, w - 4, help_lines[0], A_BOLD);
+	for (int k = 1; k < n && k < h - 1; k++)
+		put(y0 + k, x0 + 1, w - 2, help_lines[k], 0);
+	(void)u;
+}
+
+static void draw_chooser(struct vui *u)
+{
+	int h = VCOL_COUNT + 4, w = 48;
+	if (h > LINES)
+		h = LINES;
+	if (w > COLS)
+		w = COLS;
+	int x0 = (COLS - w) / 2, y0 = (LINES - h) / 2;
+	frame_box(y0, x0, h, w);
+	put(y0, x0 + 2, w - 4, " columns: Space shows or hides, Enter closes ", A_BOLD);
+	for (int i = 0; i < VCOL_COUNT && 2 + i < h - 1; i++) {
+		char buf[64];
+		snprintf(buf, sizeof buf, "[%c] %s, %s", u->col[i].shown ? 'x' : ' ',
+			 metric_long[u->col[i].metric], u->col[i].exclusive ? "exclusive" : "inclusive");
+		put(y0 + 2 + i, x0 + 2, w - 4, buf, i == u->chooser_at ? A_REVERSE : 0);
+	}
+}
+
+/* ---- the whole screen -------------------------------------------------------- */
+
+void draw(struct vui *u)
+{
+	erase();
+	/* Layout: title, headings, rows, [pane title, pane], status. */
+	int avail = LINES - 3;
+	u->pane_h = 0;
+	if (u->pane != PANE_NONE && avail >= 8) {
+		u->pane_h = avail / 2 - 1;
+		if (u->pane_h < 4)
+			u->pane_h = 4;
+	}
+	u->rows_y = 2;
+	u->rows_h = avail - (u->pane_h ? u->pane_h + 1 : 0);
+	if (u->rows_h < 1)
+		u->rows_h = 1;
+	u->pane_y = u->rows_y + u->rows_h + 1;
+
+	/* Keep the selection on screen. */
+	size_t *sel = &u->sel[u->view], *top = &u->top[u->view];
+	if (u->list.n && *sel >= u->list.n)
+		*sel = u->list.n - 1;
+	if (*sel < *top)
+		*top = *sel;
+	if (*sel >= *top + (size_t)u->rows_h)
+		*top = *sel - (size_t)u->rows_h + 1;
+
+	/* The title: the database (as much of its name as fits), the event,
+	 * the views, and help. */
+	const struct vevent *e = &u->m->event[u->m->ev];
+	char right[256], tabs[128] = "";
+	for (int v = 0; v < VIEW_COUNT; v++) {
+		size_t n = strlen(tabs);
+		snprintf(tabs + n, sizeof tabs - n, " %d %s ", v + 1, vview_name[v]);
+	}
+	char filter[32] = "";
+	if (u->filter > 0)
+		snprintf(filter, sizeof filter, " >=%g%%", u->filter);
+	snprintf(right, sizeof right, " [e] %s%s %s ? help ", e->name, filter, tabs);
+	attr_t ta = u->color ? color(u, C_TITLE) : A_REVERSE;
+	fill_line(0, ta);
+	int room = COLS - (int)strlen(right) - 9;
+	put(0, 0, 8, " culprit", ta | A_BOLD);
+	const char *name = base_name(u->m->path);
+	if (room > 3) {
+		char shown[256];
+		if ((int)strlen(name) > room)
+			snprintf(shown, sizeof shown, "%.*s~", room - 1, name);
+		else
+			snprintf(shown, sizeof shown, "%s", name);
+		put(0, 9, room, shown, ta);
+	}
+	int x = COLS - (int)strlen(right);
+	if (x < 9)
+		x = 9;
+	char ev[64];
+	snprintf(ev, sizeof ev, " [e] %s%s ", e->name, filter);
+	put(0, x, COLS - x, ev, ta);
+	x += (int)strlen(ev);
+	for (int v = 0; v < VIEW_COUNT; v++) {
+		char tab[48];
+		snprintf(tab, sizeof tab, " %d %s ", v + 1, vview_name[v]);
+		put(0, x, COLS - x, tab, ta | (v == (int)u->view ? A_BOLD | A_UNDERLINE : 0));
+		x += (int)strlen(tab);
+	}
+	put(0, x, COLS - x, " ? help", ta);
+
+	draw_rows(u);
+
+	struct vrow *r = ui_selected(u);
+	if (u->pane_h) {
+		fill_cache(u, r);
+		char head[256];
+		snprintf(head, sizeof head, " %s%s%s%s ", u->pane == PANE_DETAIL ? "details" : "source",
+			 u->pane == PANE_SOURCE && r && r->file ? ": " : "",
+			 u->pane == PANE_SOURCE && r && r->file ? r->file : "",
+			 u->pane == PANE_SOURCE ? "  (each line's value, calls included)" : "");
+		fill_line(u->pane_y - 1, A_REVERSE);
+		put(u->pane_y - 1, 0, COLS, head, A_REVERSE | A_BOLD);
+		if (u->pane == PANE_DETAIL)
+			draw_detail(u, r);
+		else
+			draw_source(u, r);
+	}
+
+	/* The status line: a prompt, a message, or the keys. */
+	int y = LINES - 1;
+	if (u->prompting) {
+		char line[200];
+		snprintf(line, sizeof line, "%s%.*s", u->prompting == '/' ? "search: " :
+			 "hide rows below (% of effort): ", (int)u->ninput, u->input);
+		put(y, 0, COLS, line, A_BOLD);
+		move(y, (int)strlen(line) < COLS ? (int)strlen(line) : COLS - 1);
+		curs_set(1);
+	} else {
+		curs_set(0);
+		put(y, 0, COLS, u->status[0] ? u->status :
+		    "q quit  ? help  Enter expand  H hot path  / search  d details  s source  "
+		    "c columns  < > sort", u->status[0] ? A_BOLD : A_DIM);
+	}
+	if (u->chooser)
+		draw_chooser(u);
+	if (u->help)
+		draw_help(u);
+	refresh();
+}

@@ -1,0 +1,616 @@
+/* view.c - `culprit view`: opens a database and runs the session: keys,
+ * mouse, and the commands they stand for.
+ *
+ * Everything that can be wrong with the request is found before the
+ * terminal is touched, so an error leaves it as it was. */
+#define _GNU_SOURCE
+#include "view.h"
+#include "pm.h"
+
+#include <curses.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <locale.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <unistd.h>
+
+int cmd_view(int argc, char **argv);
+void draw_forget(void);
+
+static const char view_usage[] =
+	"usage: culprit view [--event=E] [--view=calling-context|callers|flat] DB\n"
+	"\n"
+	"Browses the profile in database DB (made by `culprit prof`) in the terminal:\n"
+	"the calling-context tree, callers and flat views, with work, idleness and\n"
+	"overhead, details per context (path, diagnosis, per-thread values) and the\n"
+	"source.  Press ? in the viewer for its keys.\n"
+	"\n"
+	"  --event=E   the event to show first (default: the first, e.g. cputime)\n"
+	"  --view=V    the view to open in (default: calling-context)\n"
+	"  -h, --help  show this help\n"
+	"\n"
+	"NO_COLOR in the environment turns colour off.\n";
+
+static double now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+struct vrow *ui_selected(struct vui *u)
+{
+	size_t s = u->sel[u->view];
+	return s < u->list.n ? u->list.row[s] : NULL;
+}
+
+const struct vcolumn *ui_sort_column(const struct vui *u)
+{
+	return &u->col[u->sortcol];
+}
+
+static void status(struct vui *u, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void status(struct vui *u, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(u->status, sizeof u->status, fmt, ap);
+	va_end(ap);
+}
+
+static double filter_value(const struct vui *u)
+{
+	const struct vevent *e = &u->m->event[u->m->ev];
+	const struct vcolumn *c = ui_sort_column(u);
+	double base = c->metric == VM_SAMPLES ? e->total[VM_SAMPLES] : e->effort;
+	return u->filter > 0 ? u->filter / 100 * base : 0;
+}
+
+static void relist(struct vui *u)
+{
+	list_build(&u->list, u->root[u->view]);
+}
+
+/* Reads the top of the current view the first time it is shown. */
+static void ensure_view(struct vui *u)
+{
+	if (u->root[u->view])
+		return;
+	u->root[u->view] = row_new(NULL, VK_ROOT);
+	if (model_load_top(u->m, u->view, u->root[u->view]) < 0)
+		status(u, "%s", u->m->error ? u->m->error : "cannot read the view");
+	tree_sort(u->root[u->view], ui_sort_column(u));
+	tree_filter(u->root[u->view], ui_sort_column(u), filter_value(u));
+	u->sel[u->view] = u->top[u->view] = 0;
+}
+
+static int expand(struct vui *u, struct vrow *r)
+{
+	if (!r || r->leaf)
+		return 0;
+	if (!r->loaded) {
+		if (model_load_children(u->m, u->view, r) < 0) {
+			status(u, "%s", u->m->error ? u->m->error : "cannot read the children");
+			return 0;
+		}
+		tree_sort(r, ui_sort_column(u));
+		tree_filter(r, ui_sort_column(u), filter_value(u));
+	}
+	if (r->nkids == 0)
+		return 0;
+	r->expanded = 1;
+	return 1;
+}
+
+static void select_row(struct vui *u, const struct vrow *r)
+{
+	for (size_t i = 0; i < u->list.n; i++)
+		if (u->list.row[i] == r) {
+			u->sel[u->view] = i;
+			return;
+		}
+}
+
+/* Expands the selected row and follows the child with the most of the
+ * sorted column while it keeps at least half of its parent's, and 1% of
+ * the whole (a deep recursion would go on halving otherwise). */
+static void hot_path(struct vui *u)
+{
+	struct vrow *r = ui_selected(u);
+	const struct vcolumn *c = ui_sort_column(u);
+	const struct vevent *e = &u->m->event[u->m->ev];
+	double floor = 0.01 * (c->metric == VM_SAMPLES ? e->total[VM_SAMPLES] : e->effort);
+	int levels = 0;
+	while (r && expand(u, r)) {
+		struct vrow *best = NULL;
+		for (size_t i = 0; i < r->nkids; i++)
+			if (!r->kid[i]->hidden && (!best || row_value(r->kid[i], c) > row_value(best, c)))
+				best = r->kid[i];
+		if (!best || row_value(best, c) <= 0 || row_value(best, c) < 0.5 * row_value(r, c) ||
+		    row_value(best, c) < floor)
+			break;
+		r = best;
+		levels++;
+	}
+	relist(u);
+	if (r)
+		select_row(u, r);
+	status(u, "hot path: %d level%s down", levels, levels == 1 ? "" : "s");
+}
+
+static void resort(struct vui *u)
+{
+	for (int v = 0; v < VIEW_COUNT; v++)
+		if (u->root[v]) {
+			struct vrow *keep = v == (int)u->view ? ui_selected(u) : NULL;
+			tree_sort(u->root[v], ui_sort_column(u));
+			tree_filter(u->root[v], ui_sort_column(u), filter_value(u));
+			if (v == (int)u->view) {
+				relist(u);
+				if (keep)
+					select_row(u, keep);
+			}
+		}
+}
+
+/* Shows context ID in the calling-context view: expands its ancestors
+ * and selects it.  Returns 0, or -1 when it is not in the tree. */
+static int reveal(struct vui *u, int64_t id)
+{
+	int64_t anc[1024];
+	size_t n = model_ancestors(u->m, id, anc, 1024);
+	u->view = VIEW_CCT;
+	ensure_view(u);
+	struct vrow *r = u->root[VIEW_CCT];
+	for (size_t i = 0; i < n; i++) {
+		if (i > 0 && !expand(u, r))
+			return -1;
+		struct vrow *next = NULL;
+		for (size_t k = 0; k < r->nkids && !next; k++)
+			if (r->kid[k]->id == anc[i])
+				next = r->kid[k];
+		if (!next)
+			return -1;
+		next->hidden = 0;
+		r = next;
+	}
+	relist(u);
+	select_row(u, r);
+	return 0;
+}
+
+static void rebuild_all(struct vui *u, int64_t keep_id)
+{
+	for (int v = 0; v < VIEW_COUNT; v++) {
+		row_free(u->root[v]);
+		u->root[v] = NULL;
+		u->sel[v] = u->top[v] = 0;
+	}
+	draw_forget();
+	free(u->hits);
+	u->hits = NULL;
+	u->nhits = 0;
+	enum vview view = u->view;
+	ensure_view(u);
+	if (keep_id && view == VIEW_CCT)
+		reveal(u, keep_id);
+	relist(u);
+}
+
+/* ---- search ---------------------------------------------------------------- */
+
+static void search_step(struct vui *u, int dir)
+{
+	if (!u->query[0]) {
+		status(u, "no search yet: press / to search");
+		return;
+	}
+	if (u->view == VIEW_CCT) {
+		if (!u->nhits) {
+			status(u, "no procedure matches \"%s\"", u->query);
+			return;
+		}
+		u->hit = (u->hit + u->nhits + (size_t)dir) % u->nhits;
+		if (reveal(u, u->hits[u->hit]) < 0)
+			status(u, "match %zu of %zu is hidden (below the filter?)", u->hit + 1, u->nhits);
+		else
+			status(u, "match %zu of %zu for \"%s\" (n next, N previous)", u->hit + 1,
+			       u->nhits, u->query);
+		return;
+	}
+	/* The procedure views: search the rows on screen, from the selection. */
+	size_t n = u->list.n, at = u->sel[u->view];
+	for (size_t k = 1; k <= n; k++) {
+		size_t i = (at + (dir > 0 ? k : n - k)) % n;
+		const struct vrow *r = u->list.row[i];
+		if (r->procedure && strcasestr(r->procedure, u->query)) {
+			u->sel[u->view] = i;
+			status(u, "\"%s\" found (n next, N previous)", u->query);
+			return;
+		}
+	}
+	status(u, "no procedure matches \"%s\"", u->query);
+}
+
+static void search_start(struct vui *u)
+{
+	snprintf(u->query, sizeof u->query, "%.*s", (int)u->ninput, u->input);
+	free(u->hits);
+	u->hits = NULL;
+	u->nhits = 0;
+	u->hit = 0;
+	if (!u->query[0])
+		return;
+	if (u->view == VIEW_CCT) {
+		u->hits = xcalloc(1000, sizeof *u->hits);
+		u->nhits = model_search(u->m, u->query, ui_sort_column(u)->metric, u->hits, 1000);
+		u->hit = (size_t)-1;
+		search_step(u, 1);
+	} else {
+		u->sel[u->view] = u->list.n ? u->list.n - 1 : 0;
+		search_step(u, 1);
+	}
+}
+
+/* ---- keys ---------------------------------------------------------------------- */
+
+static void move_sel(struct vui *u, long delta)
+{
+	long s = (long)u->sel[u->view] + delta;
+	if (s >= (long)u->list.n)
+		s = (long)u->list.n - 1;
+	if (s < 0)
+		s = 0;
+	u->sel[u->view] = (size_t)s;
+}
+
+static void toggle(struct vui *u, struct vrow *r)
+{
+	if (!r)
+		return;
+	if (r->expanded)
+		r->expanded = 0;
+	else if (!expand(u, r) && r->leaf)
+		status(u, "nothing below this row");
+	relist(u);
+	select_row(u, r);
+}
+
+static void collapse_or_up(struct vui *u)
+{
+	struct vrow *r = ui_selected(u);
+	if (!r)
+		return;
+	if (r->expanded) {
+		r->expanded = 0;
+	} else if (r->parent && r->parent != u->root[u->view]) {
+		r = r->parent;
+	}
+	relist(u);
+	select_row(u, r);
+}
+
+static void end_prompt(struct vui *u, int accept)
+{
+	int what = u->prompting;
+	u->prompting = 0;
+	if (!accept) {
+		status(u, "cancelled");
+		return;
+	}
+	if (what == '/') {
+		search_start(u);
+	} else {
+		char buf[64];
+		snprintf(buf, sizeof buf, "%.*s", (int)u->ninput, u->input);
+		char *end;
+		double v = strtod(buf, &end);
+		if (end == buf || (*end && strcmp(end, "%") != 0) || v < 0 || v > 100) {
+			status(u, "the filter takes a percentage from 0 to 100, like 1 or 0.5%%");
+			return;
+		}
+		u->filter = v;
+		resort(u);
+		status(u, v > 0 ? "hiding rows below %g%% of effort (f 0 shows all)" : "showing all rows",
+		       v);
+	}
+}
+
+static void prompt_key(struct vui *u, int ch)
+{
+	if (ch == '\n' || ch == KEY_ENTER || ch == '\r')
+		end_prompt(u, 1);
+	else if (ch == 27)
+		end_prompt(u, 0);
+	else if (ch == KEY_BACKSPACE || ch == 127 || ch == 8) {
+		if (u->ninput)
+			u->ninput--;
+	} else if (ch >= 0x20 && ch < 0x7f && u->ninput + 1 < sizeof u->input)
+		u->input[u->ninput++] = (char)ch;
+}
+
+static void chooser_key(struct vui *u, int ch)
+{
+	switch (ch) {
+	case KEY_UP: case 'k':
+		if (u->chooser_at > 0)
+			u->chooser_at--;
+		break;
+	case KEY_DOWN: case 'j':
+		if (u->chooser_at + 1 < VCOL_COUNT)
+			u->chooser_at++;
+		break;
+	case ' ': {
+		struct vcolumn *c = &u->col[u->chooser_at];
+		int shown = 0;
+		for (int i = 0; i < VCOL_COUNT; i++)
+			shown += u->col[i].shown;
+		if (c->shown && shown == 1)
+			break;	/* keep one */
+		c->shown = !c->shown;
+		if (!u->col[u->sortcol].shown)
+			for (int i = 0; i < VCOL_COUNT; i++)
+				if (u->col[i].shown) {
+					u->sortcol = i;
+					resort(u);
+					break;
+				}
+		break;
+	}
+	default:
+		u->chooser = 0;
+	}
+}
+
+static void next_sort(struct vui *u, int dir)
+{
+	for (int k = 1; k <= VCOL_COUNT; k++) {
+		int i = (u->sortcol + dir * k + 2 * VCOL_COUNT) % VCOL_COUNT;
+		if (u->col[i].shown) {
+			u->sortcol = i;
+			break;
+		}
+	}
+	resort(u);
+	const struct vcolumn *c = ui_sort_column(u);
+	status(u, "sorted by %s %s", vmetric_title[c->metric], c->exclusive ? "(exclusive)"
+									      : "(inclusive)");
+}
+
+static void switch_view(struct vui *u, enum vview v)
+{
+	u->view = v;
+	ensure_view(u);
+	relist(u);
+	status(u, "%s view", vview_name[v]);
+}
+
+static void mouse(struct vui *u)
+{
+	MEVENT ev;
+	if (getmouse(&ev) != OK)
+		return;
+	if (ev.bstate & BUTTON4_PRESSED) {
+		move_sel(u, -3);
+		return;
+	}
+#ifdef BUTTON5_PRESSED
+	if (ev.bstate & BUTTON5_PRESSED) {
+		move_sel(u, 3);
+		return;
+	}
+#endif
+	if (ev.y >= u->rows_y && ev.y < u->rows_y + u->rows_h &&
+	    (ev.bstate & (BUTTON1_CLICKED | BUTTON1_PRESSED | BUTTON1_DOUBLE_CLICKED))) {
+		size_t i = u->top[u->view] + (size_t)(ev.y - u->rows_y);
+		if (i >= u->list.n)
+			return;
+		int was = u->sel[u->view] == i;
+		u->sel[u->view] = i;
+		if ((ev.bstate & BUTTON1_DOUBLE_CLICKED) || (was && (ev.bstate & BUTTON1_CLICKED)))
+			toggle(u, u->list.row[i]);
+	}
+}
+
+/* Runs key CH; returns 0 to quit. */
+static int key(struct vui *u, int ch)
+{
+	if (u->prompting) {
+		prompt_key(u, ch);
+		return 1;
+	}
+	if (u->help) {
+		u->help = 0;
+		return ch != 'q';
+	}
+	if (u->chooser) {
+		chooser_key(u, ch);
+		return 1;
+	}
+	u->status[0] = 0;
+	struct vrow *r = ui_selected(u);
+	switch (ch) {
+	case 'q': case 'Q':
+		return 0;
+	case KEY_UP: case 'k': move_sel(u, -1); break;
+	case KEY_DOWN: case 'j': move_sel(u, 1); break;
+	case KEY_PPAGE: case 2: move_sel(u, -(long)u->rows_h); break;
+	case KEY_NPAGE: case 6: case ' ': move_sel(u, u->rows_h); break;
+	case KEY_HOME: case 'g': u->sel[u->view] = 0; break;
+	case KEY_END: case 'G': move_sel(u, (long)u->list.n); break;
+	case '\n': case '\r': case KEY_ENTER: toggle(u, r); break;
+	case '+': case KEY_RIGHT: case 'l':
+		if (r && !r->expanded)
+			toggle(u, r);
+		break;
+	case '-': case KEY_LEFT: case 'h': collapse_or_up(u); break;
+	case 'H': hot_path(u); break;
+	case '1': switch_view(u, VIEW_CCT); break;
+	case '2': switch_view(u, VIEW_CALLERS); break;
+	case '3': switch_view(u, VIEW_FLAT); break;
+	case '\t': switch_view(u, (enum vview)((u->view + 1) % VIEW_COUNT)); break;
+	case '<': next_sort(u, -1); break;
+	case '>': next_sort(u, 1); break;
+	case '%':
+		u->show = (enum vshow)((u->show + 1) % 3);
+		status(u, "cells show %s", u->show == SHOW_PERCENT ? "percentages of effort" :
+		       u->show == SHOW_VALUE ? "values" : "values and percentages of effort");
+		break;
+	case 'c': u->chooser = 1; break;
+	case 'e':
+		if (u->m->nevents < 2) {
+			status(u, "this database has one event only: %s", u->m->event[0].name);
+			break;
+		}
+		u->m->ev = (u->m->ev + 1) % u->m->nevents;
+		model_load_diagnoses(u->m);
+		rebuild_all(u, r && u->view == VIEW_CCT ? r->id : 0);
+		status(u, "event: %s", u->m->event[u->m->ev].name);
+		break;
+	case 'f': case '/':
+		u->prompting = ch;
+		u->ninput = 0;
+		break;
+	case 'n': search_step(u, 1); break;
+	case 'N': search_step(u, -1); break;
+	case 'd': u->pane = u->pane == PANE_DETAIL ? PANE_NONE : PANE_DETAIL; draw_forget(); break;
+	case 's': u->pane = u->pane == PANE_SOURCE ? PANE_NONE : PANE_SOURCE; draw_forget(); break;
+	case '?': u->help = 1; break;
+	case KEY_MOUSE: mouse(u); break;
+	case KEY_RESIZE: case 12: clearok(stdscr, TRUE); break;
+	default: break;
+	}
+	return 1;
+}
+
+int cmd_view(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "event", required_argument, NULL, 'e' },
+		{ "view", required_argument, NULL, 'v' },
+		{ "timing", no_argument, NULL, 'T' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *event = NULL;
+	enum vview view = VIEW_CCT;
+	int timing = 0, c;
+	double t0 = now_ms();
+
+	argv[0] = "culprit view";
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'e': event = optarg; break;
+		case 'v':
+			if (strcmp(optarg, "calling-context") == 0 || strcmp(optarg, "top-down") == 0)
+				view = VIEW_CCT;
+			else if (strcmp(optarg, "callers") == 0)
+				view = VIEW_CALLERS;
+			else if (strcmp(optarg, "flat") == 0)
+				view = VIEW_FLAT;
+			else {
+				fprintf(stderr, "culprit view: unknown view '%s'; use calling-context, "
+					"callers or flat\n", optarg);
+				return 2;
+			}
+			break;
+		case 'T': timing = 1; break;
+		case 'h': fputs(view_usage, stdout); return 0;
+		default: fputs(view_usage, stderr); return 2;
+		}
+	}
+	if (optind != argc - 1) {
+		fprintf(stderr, "culprit view: give one database (see culprit view --help)\n");
+		return 2;
+	}
+	setlocale(LC_ALL, "");
+	struct vmodel m;
+	char err[600];
+	if (model_open(&m, argv[optind], err, sizeof err) < 0) {
+		fprintf(stderr, "culprit: %s\n", err);
+		return 1;
+	}
+	if (event) {
+		size_t i = 0;
+		while (i < m.nevents && strcmp(m.event[i].name, event) != 0)
+			i++;
+		if (i == m.nevents) {
+			fprintf(stderr, "culprit: %s has no event '%s'; it has:", m.path, event);
+			for (size_t k = 0; k < m.nevents; k++)
+				fprintf(stderr, "%s %s", k ? "," : "", m.event[k].name);
+			fputc('\n', stderr);
+			model_close(&m);
+			return 1;
+		}
+		m.ev = i;
+		model_load_diagnoses(&m);
+	}
+	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
+		fprintf(stderr, "culprit: culprit view needs a terminal; for text, use culprit "
+			"report %s\n", m.path);
+		model_close(&m);
+		return 1;
+	}
+	SCREEN *screen = newterm(NULL, stdout, stdin);
+	if (!screen) {
+		fprintf(stderr, "culprit: cannot use this terminal (TERM=%s); set TERM, or use "
+			"culprit report\n", getenv("TERM") ? getenv("TERM") : "");
+		model_close(&m);
+		return 1;
+	}
+	cbreak();
+	noecho();
+	keypad(stdscr, TRUE);
+	set_escdelay(50);
+	mousemask(BUTTON1_CLICKED | BUTTON1_PRESSED | BUTTON1_DOUBLE_CLICKED | BUTTON4_PRESSED
+#ifdef BUTTON5_PRESSED
+		  | BUTTON5_PRESSED
+#endif
+		  , NULL);
+	mouseinterval(250);
+	curs_set(0);
+
+	struct vui u;
+	memset(&u, 0, sizeof u);
+	u.m = &m;
+	u.view = view;
+	u.color = has_colors() && !(getenv("NO_COLOR") && getenv("NO_COLOR")[0]);
+	draw_init_colors(&u);
+	for (int i = 0; i < VCOL_COUNT; i++) {
+		u.col[i].metric = (uint8_t)(i / 2);
+		u.col[i].exclusive = (uint8_t)(i % 2);
+	}
+	u.col[2 * VM_WORK].shown = u.col[2 * VM_IDLENESS].shown = u.col[2 * VM_OVERHEAD].shown = 1;
+	u.sortcol = 2 * VM_WORK;
+	u.show = COLS >= 120 ? SHOW_BOTH : SHOW_PERCENT;
+	ensure_view(&u);
+	relist(&u);
+	draw(&u);
+	double opened = now_ms() - t0;
+
+	for (;;) {
+		int ch = getch();
+		if (ch == ERR)
+			continue;
+		if (!key(&u, ch))
+			break;
+		draw(&u);
+	}
+	endwin();
+	delscreen(screen);
+	if (timing)
+		fprintf(stderr, "culprit view: first screen in %.1f ms (%lld contexts)\n", opened,
+			(long long)m.max_id);
+	for (int v = 0; v < VIEW_COUNT; v++)
+		row_free(u.root[v]);
+	free(u.list.row);
+	free(u.hits);
+	draw_forget();
+	model_close(&m);
+	return 0;
+}

@@ -1,0 +1,198 @@
+/* view.h - `culprit view`: a terminal viewer for culprit databases.
+ *
+ * The model (model.c) reads the database lazily: a tree node's children
+ * are read when it is first expanded, so opening a database with a million
+ * contexts reads a few rows.  The tree (tree.c) holds the rows of the three
+ * views, which rows are visible, and their order.  The screen (draw.c)
+ * draws everything from the model each time; view.c reads keys and mouse
+ * events and runs the commands.
+ */
+#ifndef CULPRIT_VIEW_H
+#define CULPRIT_VIEW_H
+
+#include <sqlite3.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* The metrics a row has values of. */
+enum vmetric { VM_WORK, VM_IDLENESS, VM_OVERHEAD, VM_USEFUL, VM_EFFORT, VM_SAMPLES, VM_COUNT };
+extern const char *const vmetric_name[VM_COUNT];	/* as in the database */
+extern const char *const vmetric_title[VM_COUNT];	/* column titles */
+
+/* A column: a metric, inclusive or exclusive. */
+struct vcolumn {
+	uint8_t metric;		/* enum vmetric */
+	uint8_t exclusive;
+	uint8_t shown;
+};
+#define VCOL_COUNT (2 * VM_COUNT)
+
+enum vview { VIEW_CCT, VIEW_CALLERS, VIEW_FLAT, VIEW_COUNT };
+extern const char *const vview_name[VIEW_COUNT];
+
+/* What a row stands for. */
+enum vkind {
+	VK_ROOT, VK_FRAME, VK_INLINED, VK_STATEMENT,	/* contexts */
+	VK_PROCEDURE,		/* callers and flat views: a procedure */
+	VK_CALLER,		/* callers view: procedures that called the one above */
+	VK_LINE,		/* flat view: a sampled line of a procedure */
+};
+
+struct vrow {
+	int64_t id;		/* context id (contexts), else 0 */
+	uint8_t kind;		/* enum vkind */
+	uint8_t loaded;		/* children read */
+	uint8_t expanded;
+	uint8_t leaf;		/* known to have no children */
+	uint8_t diagnosed;	/* a ranked diagnosis */
+	uint8_t hidden;		/* below the filter */
+	uint16_t depth;
+	char *procedure, *module, *file;	/* file:line: where it is, or declared */
+	int line;
+	char *site_file;	/* the call site it was called from, if any */
+	int site_line;
+	double incl[VM_COUNT], excl[VM_COUNT];
+	double share;		/* callers: of the procedure's value, 0..1 */
+	struct vrow *parent;
+	struct vrow **kid;
+	size_t nkids, capkids;
+	/* Callers view.  A procedure row: its frames (context ids, INST) and
+	 * their values (IVALS).  A caller row: which of the procedure's frames
+	 * it groups (indices into those, INST) and the caller frame each has
+	 * reached at this level (context ids, FRONT; 0 past the root). */
+	int64_t *inst, *front;
+	struct vinst *ivals;
+	size_t ninst;
+};
+
+struct vinst {
+	double incl[VM_COUNT], excl[VM_COUNT];
+};
+
+struct vevent {
+	char *name, *unit;
+	double total[VM_COUNT];	/* metrics.total */
+	double effort;		/* what percentages are of */
+};
+
+struct vmodel {
+	sqlite3 *db;
+	const char *path;
+	int schema;
+	struct vevent *event;
+	size_t nevents, ev;	/* the events; the one shown */
+	int64_t max_id;		/* contexts */
+	/* Diagnosed contexts of the event shown: sorted ids, and their text. */
+	int64_t *diag_id;
+	size_t ndiag;
+	char *error;		/* the last query's problem, for the status line */
+};
+
+/* ---- model.c ---- */
+
+/* Opens PATH; returns -1 after writing one line (ERR) naming the problem. */
+int model_open(struct vmodel *m, const char *path, char *err, size_t errlen);
+void model_close(struct vmodel *m);
+/* Reads the diagnoses of the current event. */
+void model_load_diagnoses(struct vmodel *m);
+int model_is_diagnosed(const struct vmodel *m, int64_t id);
+/* The children of row R, by view; 0 or -1 (m->error says why). */
+int model_load_children(struct vmodel *m, enum vview view, struct vrow *r);
+/* The top rows of a view into ROOT's children. */
+int model_load_top(struct vmodel *m, enum vview view, struct vrow *root);
+/* Re-reads the values of rows that are contexts or procedures (after the
+ * event changed). */
+void model_reload_values(struct vmodel *m, struct vrow *r);
+/* The path of context ID from the program root, frames only, as
+ * "a > b > c" (malloc'd); NULL on failure. */
+char *model_path(struct vmodel *m, int64_t id);
+/* The diagnosis line of context ID for the current event (malloc'd), or
+ * NULL. */
+char *model_diagnosis(struct vmodel *m, int64_t id);
+/* Per-thread statistics of context ID's metric: */
+struct vthread_value {
+	char *name;
+	int64_t thread_id;
+	double value;
+};
+struct vstats {
+	double mean, min, max, stddev;
+	int have;
+	struct vthread_value *thread;
+	size_t nthreads;
+};
+void model_thread_values(struct vmodel *m, int64_t id, int metric, int exclusive,
+			 struct vstats *out);
+void vstats_free(struct vstats *s);
+/* The lines of PROCEDURE in FILE where samples landed or calls were made,
+ * with METRIC's value there, calls included: LINES[k], VALUES[k]. */
+size_t model_line_values(struct vmodel *m, const char *procedure, const char *file, int metric,
+			 int **lines, double **values);
+/* Context ids of frames whose procedure contains TEXT (case-insensitive),
+ * hottest first by METRIC; at most MAX. */
+size_t model_search(struct vmodel *m, const char *text, int metric, int64_t *ids, size_t max);
+/* The ancestors of context ID, root first, into IDS (at most MAX); their
+ * count. */
+size_t model_ancestors(struct vmodel *m, int64_t id, int64_t *ids, size_t max);
+
+/* ---- tree.c ---- */
+
+struct vrow *row_new(struct vrow *parent, uint8_t kind);
+void row_free(struct vrow *r);
+void row_add_kid(struct vrow *parent, struct vrow *kid);
+/* The rows on screen, in order: the visible descendants of ROOT. */
+struct vlist {
+	struct vrow **row;
+	size_t n, cap;
+};
+void list_build(struct vlist *l, struct vrow *root);
+/* Sorts every loaded level by column C (descending). */
+void tree_sort(struct vrow *root, const struct vcolumn *c);
+double row_value(const struct vrow *r, const struct vcolumn *c);
+/* Marks rows below THRESHOLD (a value of column C) hidden. */
+void tree_filter(struct vrow *root, const struct vcolumn *c, double threshold);
+
+/* ---- the session (view.c) and the screen (draw.c) ---- */
+
+enum vpane { PANE_NONE, PANE_DETAIL, PANE_SOURCE };
+enum vshow { SHOW_PERCENT, SHOW_VALUE, SHOW_BOTH };
+
+struct vui {
+	struct vmodel *m;
+	enum vview view;
+	struct vrow *root[VIEW_COUNT];
+	struct vlist list;		/* rows on screen, current view */
+	size_t sel[VIEW_COUNT], top[VIEW_COUNT];
+	struct vcolumn col[VCOL_COUNT];
+	int sortcol;			/* index into col */
+	enum vshow show;
+	double filter;			/* percent of effort; 0: off */
+	enum vpane pane;
+	int help, chooser, chooser_at;
+	int color;
+	int rows_y, rows_h;		/* where the rows are on screen */
+	int pane_y, pane_h;
+	char status[512];
+	/* search */
+	char query[128];
+	int64_t *hits;			/* calling-context view: context ids */
+	size_t nhits, hit;
+	/* prompt: a line being typed for search or the filter */
+	int prompting;			/* '/' or 'f', 0 when not */
+	char input[128];
+	size_t ninput;
+};
+
+/* The selected row, or NULL. */
+struct vrow *ui_selected(struct vui *u);
+/* The column rows are sorted by. */
+const struct vcolumn *ui_sort_column(const struct vui *u);
+
+void draw_init_colors(struct vui *u);
+void draw(struct vui *u);
+
+/* Writes S into BUF (SIZE bytes) with every character a terminal could
+ * take for a control sequence replaced by '?'. */
+void safe_text(const char *s, char *buf, size_t size);
+
+#endif
