@@ -511,43 +511,31 @@ static void draw_source(struct vui *u, const struct vrow *r)
 
 /* ---- overlays ------------------------------------------------------------------ */
 
-static const char *const help_lines[] = {
-	"culprit view: keys",
-	"",
-	"  Up/Down, k/j        move            PgUp/PgDn, Home/End (g/G)",
-	"  Enter               expand or collapse the selected row",
-	"  + / Right, l        expand          - / Left, h   collapse (or go to parent)",
-	"  H                   expand the hot path: follow the child with most of the",
-	"                      sorted column while it keeps at least half of it",
-	"  1 2 3, Tab          calling context / callers / flat view",
-	"  < >                 sort by the previous / next column (marked *)",
-	"  c                   choose columns     % percent, value, or both",
-	"  e                   next event (CPU time, cycles, ...)",
-	"  f                   filter: hide rows below a percentage of effort",
-	"  / n N               search procedures; next and previous match",
-	"  d                   details: path, diagnosis, per-thread values",
-	"  s                   source around the selected line",
-	"  mouse               click selects, click on +/- or double click expands,",
-	"                      wheel scrolls",
-	"  q                   quit",
-	"",
-	"Columns: I inclusive, E exclusive; idle = idleness, ovhd = overhead, smpl =",
-	"samples.  Percentages are of the event's effort (work + idleness).",
-	"Red: diagnosed contexts (!), and idleness or overhead above 20% of effort;",
-	"yellow above 5%.",
-	"",
-	"Press any key to close this help.",
+/* The help: a line per group of keys of the key table, then what the
+ * columns and colours mean. */
+static const char *const legend[] = {
+	"I inclusive, E exclusive; idle idleness, ovhd overhead, smpl samples;",
+	"% of the effort (work + idleness).  Red: diagnosed (!), or idleness or",
+	"overhead above 20% of effort; yellow above 5%.  Any key closes this help.",
 };
 
 static void draw_help(struct vui *u)
 {
-	int n = (int)(sizeof help_lines / sizeof *help_lines);
-	int w = 80 > COLS ? COLS : 80, h = n + 2 > LINES ? LINES : n + 2;
-	int x0 = (COLS - w) / 2, y0 = (LINES - h) / 2;
+	int nlegend = (int)(sizeof legend / sizeof *legend), n = 0;
+	for (size_t i = 0; i < nvkeys; i++)
+		n += vkeys[i].keys != NULL;
+	int w = 80 > COLS ? COLS : 80, h = n + nlegend + 3 > LINES ? LINES : n + nlegend + 3;
+	int x0 = (COLS - w) / 2, y0 = (LINES - h) / 2, y = y0 + 1;
 	frame_box(y0, x0, h, w);
-	put(y0, x0 + 2, w - 4, help_lines[0], A_BOLD);
-	for (int k = 1; k < n && k < h - 1; k++)
-		put(y0 + k, x0 + 1, w - 2, help_lines[k], 0);
+	put(y0, x0 + 2, w - 4, " culprit view: keys ", A_BOLD);
+	for (size_t i = 0; i < nvkeys && y < y0 + h - 1; i++) {
+		if (!vkeys[i].keys)
+			continue;
+		put(y, x0 + 2, 14, vkeys[i].keys, A_BOLD);
+		put(y++, x0 + 16, w - 17, vkeys[i].help, 0);
+	}
+	for (int k = 0; k < nlegend && y < y0 + h - 1; k++)
+		put(y++, x0 + 2, w - 3, legend[k], A_DIM);
 	(void)u;
 }
 

@@ -416,6 +416,130 @@ static void mouse(struct vui *u)
 	}
 }
 
+/* ---- the key table: what each key does, and the help made from it ------- */
+
+static int act_quit(struct vui *u) { (void)u; return 0; }
+static int act_up(struct vui *u) { move_sel(u, -1); return 1; }
+static int act_down(struct vui *u) { move_sel(u, 1); return 1; }
+static int act_page_up(struct vui *u) { move_sel(u, -(long)u->rows_h); return 1; }
+static int act_page_down(struct vui *u) { move_sel(u, u->rows_h); return 1; }
+static int act_first(struct vui *u) { u->sel[u->view] = 0; return 1; }
+static int act_last(struct vui *u) { move_sel(u, (long)u->list.n); return 1; }
+static int act_toggle(struct vui *u) { toggle(u, ui_selected(u)); return 1; }
+static int act_collapse(struct vui *u) { collapse_or_up(u); return 1; }
+static int act_hot(struct vui *u) { hot_path(u); return 1; }
+static int act_cct(struct vui *u) { switch_view(u, VIEW_CCT); return 1; }
+static int act_callers(struct vui *u) { switch_view(u, VIEW_CALLERS); return 1; }
+static int act_flat(struct vui *u) { switch_view(u, VIEW_FLAT); return 1; }
+static int act_sort_prev(struct vui *u) { next_sort(u, -1); return 1; }
+static int act_sort_next(struct vui *u) { next_sort(u, 1); return 1; }
+static int act_columns(struct vui *u) { u->chooser = 1; return 1; }
+static int act_next_hit(struct vui *u) { search_step(u, 1); return 1; }
+static int act_prev_hit(struct vui *u) { search_step(u, -1); return 1; }
+static int act_help(struct vui *u) { u->help = 1; return 1; }
+static int act_mouse(struct vui *u) { mouse(u); return 1; }
+
+static int act_expand(struct vui *u)
+{
+	struct vrow *r = ui_selected(u);
+	if (r && !r->expanded)
+		toggle(u, r);
+	return 1;
+}
+
+static int act_next_view(struct vui *u)
+{
+	switch_view(u, (enum vview)((u->view + 1) % VIEW_COUNT));
+	return 1;
+}
+
+static int act_show(struct vui *u)
+{
+	u->show = (enum vshow)((u->show + 1) % 3);
+	status(u, "cells show %s", u->show == SHOW_PERCENT ? "percentages of effort" :
+	       u->show == SHOW_VALUE ? "values" : "values and percentages of effort");
+	return 1;
+}
+
+static int act_event(struct vui *u)
+{
+	struct vrow *r = ui_selected(u);
+	if (u->m->nevents < 2) {
+		status(u, "this database has one event only: %s", u->m->event[0].name);
+		return 1;
+	}
+	u->m->ev = (u->m->ev + 1) % u->m->nevents;
+	model_load_diagnoses(u->m);
+	rebuild_all(u, r && u->view == VIEW_CCT ? r->id : 0);
+	status(u, "event: %s", u->m->event[u->m->ev].name);
+	return 1;
+}
+
+static int prompt(struct vui *u, int what)
+{
+	u->prompting = what;
+	u->ninput = 0;
+	return 1;
+}
+
+static int act_filter(struct vui *u) { return prompt(u, 'f'); }
+static int act_search(struct vui *u) { return prompt(u, '/'); }
+
+static int pane(struct vui *u, enum vpane p)
+{
+	u->pane = u->pane == p ? PANE_NONE : p;
+	draw_forget();
+	return 1;
+}
+
+static int act_details(struct vui *u) { return pane(u, PANE_DETAIL); }
+static int act_source(struct vui *u) { return pane(u, PANE_SOURCE); }
+
+static int act_redraw(struct vui *u)
+{
+	(void)u;
+	clearok(stdscr, TRUE);
+	return 1;
+}
+
+#define CTRL(c) ((c) & 0x1f)
+
+/* Each key's action.  A row with help text starts a line of the help
+ * screen; the rows without any are described by the line above them. */
+const struct vkey vkeys[] = {
+	{ { KEY_UP, 'k' }, "Up Down k j", "move the selection", act_up },
+	{ { KEY_DOWN, 'j' }, NULL, NULL, act_down },
+	{ { KEY_PPAGE, CTRL('b') }, "PgUp PgDn", "move by a screen", act_page_up },
+	{ { KEY_NPAGE, CTRL('f'), ' ' }, NULL, NULL, act_page_down },
+	{ { KEY_HOME, 'g' }, "Home End g G", "the first or last row", act_first },
+	{ { KEY_END, 'G' }, NULL, NULL, act_last },
+	{ { '\n', '\r', KEY_ENTER }, "Enter", "expand or collapse the selected row", act_toggle },
+	{ { '+', KEY_RIGHT, 'l' }, "+ Right l", "expand", act_expand },
+	{ { '-', KEY_LEFT, 'h' }, "- Left h", "collapse, or go to the parent row", act_collapse },
+	{ { 'H' }, "H", "expand the hot path: down the child holding most of the sort",
+	  act_hot },
+	{ { '1' }, "1 2 3 Tab", "calling context, callers, flat; the next view", act_cct },
+	{ { '2' }, NULL, NULL, act_callers },
+	{ { '3' }, NULL, NULL, act_flat },
+	{ { '\t' }, NULL, NULL, act_next_view },
+	{ { '<' }, "< >", "sort by the previous or next column (marked *)", act_sort_prev },
+	{ { '>' }, NULL, NULL, act_sort_next },
+	{ { 'c' }, "c %", "choose columns; percentages, values or both", act_columns },
+	{ { '%' }, NULL, NULL, act_show },
+	{ { 'e' }, "e", "the next event (CPU time, cycles, ...)", act_event },
+	{ { 'f' }, "f", "hide rows below a percentage of effort", act_filter },
+	{ { '/' }, "/ n N", "search procedures; the next and previous match", act_search },
+	{ { 'n' }, NULL, NULL, act_next_hit },
+	{ { 'N' }, NULL, NULL, act_prev_hit },
+	{ { 'd' }, "d", "details: path, diagnosis, per-thread values", act_details },
+	{ { 's' }, "s", "the source around the selected line", act_source },
+	{ { KEY_MOUSE }, "mouse", "click: select, again: expand; the wheel scrolls", act_mouse },
+	{ { '?' }, "?", "this help", act_help },
+	{ { KEY_RESIZE, CTRL('l') }, NULL, NULL, act_redraw },
+	{ { 'q', 'Q' }, "q", "quit", act_quit },
+};
+const size_t nvkeys = sizeof vkeys / sizeof vkeys[0];
+
 /* Runs key CH; returns 0 to quit. */
 static int key(struct vui *u, int ch)
 {
@@ -432,58 +556,10 @@ static int key(struct vui *u, int ch)
 		return 1;
 	}
 	u->status[0] = 0;
-	struct vrow *r = ui_selected(u);
-	switch (ch) {
-	case 'q': case 'Q':
-		return 0;
-	case KEY_UP: case 'k': move_sel(u, -1); break;
-	case KEY_DOWN: case 'j': move_sel(u, 1); break;
-	case KEY_PPAGE: case 2: move_sel(u, -(long)u->rows_h); break;
-	case KEY_NPAGE: case 6: case ' ': move_sel(u, u->rows_h); break;
-	case KEY_HOME: case 'g': u->sel[u->view] = 0; break;
-	case KEY_END: case 'G': move_sel(u, (long)u->list.n); break;
-	case '\n': case '\r': case KEY_ENTER: toggle(u, r); break;
-	case '+': case KEY_RIGHT: case 'l':
-		if (r && !r->expanded)
-			toggle(u, r);
-		break;
-	case '-': case KEY_LEFT: case 'h': collapse_or_up(u); break;
-	case 'H': hot_path(u); break;
-	case '1': switch_view(u, VIEW_CCT); break;
-	case '2': switch_view(u, VIEW_CALLERS); break;
-	case '3': switch_view(u, VIEW_FLAT); break;
-	case '\t': switch_view(u, (enum vview)((u->view + 1) % VIEW_COUNT)); break;
-	case '<': next_sort(u, -1); break;
-	case '>': next_sort(u, 1); break;
-	case '%':
-		u->show = (enum vshow)((u->show + 1) % 3);
-		status(u, "cells show %s", u->show == SHOW_PERCENT ? "percentages of effort" :
-		       u->show == SHOW_VALUE ? "values" : "values and percentages of effort");
-		break;
-	case 'c': u->chooser = 1; break;
-	case 'e':
-		if (u->m->nevents < 2) {
-			status(u, "this database has one event only: %s", u->m->event[0].name);
-			break;
-		}
-		u->m->ev = (u->m->ev + 1) % u->m->nevents;
-		model_load_diagnoses(u->m);
-		rebuild_all(u, r && u->view == VIEW_CCT ? r->id : 0);
-		status(u, "event: %s", u->m->event[u->m->ev].name);
-		break;
-	case 'f': case '/':
-		u->prompting = ch;
-		u->ninput = 0;
-		break;
-	case 'n': search_step(u, 1); break;
-	case 'N': search_step(u, -1); break;
-	case 'd': u->pane = u->pane == PANE_DETAIL ? PANE_NONE : PANE_DETAIL; draw_forget(); break;
-	case 's': u->pane = u->pane == PANE_SOURCE ? PANE_NONE : PANE_SOURCE; draw_forget(); break;
-	case '?': u->help = 1; break;
-	case KEY_MOUSE: mouse(u); break;
-	case KEY_RESIZE: case 12: clearok(stdscr, TRUE); break;
-	default: break;
-	}
+	for (size_t i = 0; i < nvkeys; i++)
+		for (int k = 0; k < 4 && vkeys[i].key[k]; k++)
+			if (vkeys[i].key[k] == ch)
+				return vkeys[i].run(u);
 	return 1;
 }
 

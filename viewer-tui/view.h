@@ -183,6 +183,16 @@ struct vui {
 	size_t ninput;
 };
 
+/* A key's action: returns 0 to quit. */
+struct vkey {
+	int key[4];		/* the keys that run it, 0-terminated */
+	const char *keys;	/* as the help names them; NULL: see the row above */
+	const char *help;
+	int (*run)(struct vui *u);
+};
+extern const struct vkey vkeys[];
+extern const size_t nvkeys;
+
 /* The selected row, or NULL. */
 struct vrow *ui_selected(struct vui *u);
 /* The column rows are sorted by. */
