@@ -1,7 +1,7 @@
 /* draw.c - the screen: a title line, the column headings, the rows, an
  * optional pane (details or source) and a status line, redrawn whole on
- * every change.  Everything from the measured program goes through
- * safe_text(): a name or source line can hold no control sequence. */
+ * every change.  Every string goes to the screen through put(): a name or
+ * source line from the measured program can hold no control sequence. */
 #define _GNU_SOURCE
 #include "view.h"
 #include "pm.h"
@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <wchar.h>
+#include <wctype.h>
 
 enum { C_HOT = 1, C_WARM, C_DIM, C_TITLE, C_GOOD };
 
@@ -29,18 +31,6 @@ static const char *const metric_long[VM_COUNT] = {
 const char *const vview_name[VIEW_COUNT] = {
 	[VIEW_CCT] = "calling context", [VIEW_CALLERS] = "callers", [VIEW_FLAT] = "flat",
 };
-
-void safe_text(const char *s, char *buf, size_t size)
-{
-	size_t n = 0;
-	if (!size)
-		return;
-	for (; s && *s && n + 1 < size; s++) {
-		unsigned char c = (unsigned char)*s;
-		buf[n++] = c >= 0x20 && c < 0x7f ? (char)c : '?';
-	}
-	buf[n] = 0;
-}
 
 void draw_init_colors(struct vui *u)
 {
@@ -60,17 +50,46 @@ static attr_t color(const struct vui *u, int pair)
 	return u->color ? COLOR_PAIR(pair) : 0;
 }
 
-/* Writes at most WIDTH characters of S (made safe) at Y, X. */
+/* Writes S at Y, X in at most WIDTH columns.  S is decoded in the
+ * terminal's locale (UTF-8 names show as they are); a byte that does not
+ * decode, and any character that is not printable (escape, the C1
+ * controls...), shows as '?', so that nothing from the measured program
+ * can reach the terminal as a control sequence. */
 static void put(int y, int x, int width, const char *s, attr_t attr)
 {
-	char buf[1024];
-	if (width <= 0 || y < 0 || y >= LINES || x >= COLS)
+	wchar_t out[512];
+	size_t n = 0;
+	int cols = 0;
+	mbstate_t st;
+	if (width <= 0 || y < 0 || y >= LINES || x >= COLS || !s)
 		return;
 	if (x + width > COLS)
 		width = COLS - x;
-	safe_text(s, buf, sizeof buf);
+	memset(&st, 0, sizeof st);
+	while (*s && n + 1 < sizeof out / sizeof *out) {
+		wchar_t wc;
+		size_t len = mbrtowc(&wc, s, strlen(s), &st);
+		if (len == (size_t)-1 || len == (size_t)-2 || len == 0) {
+			wc = L'?';
+			len = 1;
+			memset(&st, 0, sizeof st);
+		} else if (!iswprint((wint_t)wc)) {
+			wc = L'?';
+		}
+		int w = wcwidth(wc);
+		if (w < 0) {
+			wc = L'?';
+			w = 1;
+		}
+		if (cols + w > width)
+			break;
+		out[n++] = wc;
+		cols += w;
+		s += len;
+	}
+	out[n] = 0;
 	attron(attr);
-	mvaddnstr(y, x, buf, width);
+	mvaddnwstr(y, x, out, (int)n);
 	attroff(attr);
 }
 

@@ -201,8 +201,5 @@ const struct vcolumn *ui_sort_column(const struct vui *u);
 void draw_init_colors(struct vui *u);
 void draw(struct vui *u);
 
-/* Writes S into BUF (SIZE bytes) with every character a terminal could
- * take for a control sequence replaced by '?'. */
-void safe_text(const char *s, char *buf, size_t size);
 
 #endif
