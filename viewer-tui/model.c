@@ -358,49 +358,31 @@ static int load_instances(struct vmodel *m, struct vrow *p)
  * procedure name: CALLER[i] (0 at a root), NAME[i] (malloc'd, or NULL). */
 static int callers_of(struct vmodel *m, const int64_t *ids, size_t n, int64_t *caller, char **name)
 {
-	sqlite3_stmt *s = prepare(m, "SELECT parent_id FROM contexts WHERE id = ?");
-	sqlite3_stmt *t = prepare(m, "SELECT kind, procedure FROM contexts WHERE id = ?");
-	if (!s || !t) {
-		sqlite3_finalize(s);
-		sqlite3_finalize(t);
+	/* A frame's parent is the call site in its caller (then the caller
+	 * is the call site's parent), or a root; one query gives both. */
+	sqlite3_stmt *s = prepare(m,
+		"SELECT p.kind, p.procedure, g.id, g.kind, g.procedure FROM contexts f "
+		"JOIN contexts p ON p.id = f.parent_id LEFT JOIN contexts g ON g.id = p.parent_id "
+		"WHERE f.id = ?");
+	if (!s)
 		return -1;
-	}
 	for (size_t i = 0; i < n; i++) {
-		int64_t c = ids[i];
 		caller[i] = 0;
 		name[i] = NULL;
-		for (;;) {
-			sqlite3_bind_int64(s, 1, c);
-			int64_t parent = sqlite3_step(s) == SQLITE_ROW &&
-					 sqlite3_column_type(s, 0) != SQLITE_NULL
-					 ? sqlite3_column_int64(s, 0) : 0;
-			sqlite3_reset(s);
-			if (!parent)
-				break;
-			sqlite3_bind_int64(t, 1, parent);
-			int frame = 0;
-			if (sqlite3_step(t) == SQLITE_ROW) {
-				const char *k = (const char *)sqlite3_column_text(t, 0);
-				if (k && (k[0] == 'f' || k[0] == 'i')) {
-					frame = 1;
-					name[i] = text(t, 1);
-				} else if (k && k[0] == 'r') {
-					/* a root: the program, a partial unwind... */
-					name[i] = text(t, 1);
-					sqlite3_reset(t);
-					break;
-				}
-			}
-			sqlite3_reset(t);
-			c = parent;
-			if (frame) {
-				caller[i] = parent;
-				break;
+		sqlite3_bind_int64(s, 1, ids[i]);
+		if (sqlite3_step(s) == SQLITE_ROW) {
+			const char *pk = (const char *)sqlite3_column_text(s, 0);
+			const char *gk = (const char *)sqlite3_column_text(s, 3);
+			if (pk && pk[0] == 'r') {
+				name[i] = text(s, 1);	/* a root: the program, a partial unwind */
+			} else if (pk && pk[0] == 'c' && gk && (gk[0] == 'f' || gk[0] == 'i')) {
+				caller[i] = sqlite3_column_int64(s, 2);
+				name[i] = text(s, 4);
 			}
 		}
+		sqlite3_reset(s);
 	}
 	sqlite3_finalize(s);
-	sqlite3_finalize(t);
 	return 0;
 }
 
