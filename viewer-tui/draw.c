@@ -298,7 +298,6 @@ static struct {
 	size_t nsampled;
 } cache;
 
-void draw_forget(void);
 void draw_forget(void)
 {
 	free(cache.path);

@@ -19,7 +19,6 @@
 #include <unistd.h>
 
 int cmd_view(int argc, char **argv);
-void draw_forget(void);
 
 static const char view_usage[] =
 	"usage: culprit view [--event=E] [--view=calling-context|callers|flat] DB\n"

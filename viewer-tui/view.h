@@ -52,7 +52,6 @@ struct vrow {
 	char *site_file;	/* the call site it was called from, if any */
 	int site_line;
 	double incl[VM_COUNT], excl[VM_COUNT];
-	double share;		/* callers: of the procedure's value, 0..1 */
 	struct vrow *parent;
 	struct vrow **kid;
 	size_t nkids, capkids;
@@ -82,7 +81,7 @@ struct vmodel {
 	struct vevent *event;
 	size_t nevents, ev;	/* the events; the one shown */
 	int64_t max_id;		/* contexts */
-	/* Diagnosed contexts of the event shown: sorted ids, and their text. */
+	/* The contexts with a ranked diagnosis for the event shown, sorted. */
 	int64_t *diag_id;
 	size_t ndiag;
 	char *error;		/* the last query's problem, for the status line */
@@ -100,9 +99,6 @@ int model_is_diagnosed(const struct vmodel *m, int64_t id);
 int model_load_children(struct vmodel *m, enum vview view, struct vrow *r);
 /* The top rows of a view into ROOT's children. */
 int model_load_top(struct vmodel *m, enum vview view, struct vrow *root);
-/* Re-reads the values of rows that are contexts or procedures (after the
- * event changed). */
-void model_reload_values(struct vmodel *m, struct vrow *r);
 /* The path of context ID from the program root, frames only, as
  * "a > b > c" (malloc'd); NULL on failure. */
 char *model_path(struct vmodel *m, int64_t id);
@@ -200,6 +196,9 @@ const struct vcolumn *ui_sort_column(const struct vui *u);
 
 void draw_init_colors(struct vui *u);
 void draw(struct vui *u);
+/* Drops what the panes keep about the selection (it changed beyond what
+ * the pane can tell: the event, the pane). */
+void draw_forget(void);
 
 
 #endif
