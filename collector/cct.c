@@ -9,26 +9,17 @@
  */
 #define _GNU_SOURCE
 #include "collector.h"
+#include "hash.h"
 
 #include <string.h>
 #include <sys/mman.h>
 
 #define INITIAL_NODES 4096u
 
-static uint64_t mix(uint64_t h)
-{
-	h ^= h >> 33;
-	h *= 0xff51afd7ed558ccdull;
-	h ^= h >> 33;
-	h *= 0xc4ceb9fe1a85ec53ull;
-	h ^= h >> 33;
-	return h;
-}
-
 static uint64_t node_hash(uint32_t parent, uint8_t kind, uint8_t flags,
 			  uint32_t module, uint64_t key)
 {
-	return mix(key ^ mix((uint64_t)parent << 32 | module) ^
+	return hash_mix(key ^ hash_mix((uint64_t)parent << 32 | module) ^
 		   ((uint64_t)kind << 56 | (uint64_t)flags << 48));
 }
 

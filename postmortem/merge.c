@@ -11,6 +11,7 @@
  */
 #define _GNU_SOURCE
 #include "merge.h"
+#include "hash.h"
 #include "experiment.h"
 #include "mfile_format.h"
 #include "overhead.h"
@@ -29,21 +30,11 @@ const char *const ctx_kind_name[CTX_KINDS] = {
 	[CTX_STATEMENT] = "statement",
 };
 
-static uint64_t mix(uint64_t h)
-{
-	h ^= h >> 33;
-	h *= 0xff51afd7ed558ccdull;
-	h ^= h >> 33;
-	h *= 0xc4ceb9fe1a85ec53ull;
-	h ^= h >> 33;
-	return h;
-}
-
 static uint64_t node_hash(const struct ctx_node *n)
 {
-	return mix(((uint64_t)n->parent << 32 | n->procedure) ^
-		   mix((uint64_t)n->module << 32 | n->file) ^
-		   mix((uint64_t)n->line << 8 | n->kind));
+	return hash_mix(((uint64_t)n->parent << 32 | n->procedure) ^
+		   hash_mix((uint64_t)n->module << 32 | n->file) ^
+		   hash_mix((uint64_t)n->line << 8 | n->kind));
 }
 
 static int same(const struct ctx_node *a, const struct ctx_node *b)
@@ -366,7 +357,7 @@ struct acc {
 
 static size_t acc_entry(struct acc *a, uint32_t ctx)
 {
-	size_t i = mix(ctx) & a->mask;
+	size_t i = hash_mix(ctx) & a->mask;
 	while (a->slot[i]) {
 		if (a->ctx[a->slot[i] - 1] == ctx)
 			return a->slot[i] - 1;
@@ -388,7 +379,7 @@ static size_t acc_entry(struct acc *a, uint32_t ctx)
 		size_t n = (a->mask + 1) * 2;
 		uint32_t *slot = xcalloc(n, sizeof *slot);
 		for (size_t k = 0; k < a->n; k++) {
-			size_t j = mix(a->ctx[k]) & (n - 1);
+			size_t j = hash_mix(a->ctx[k]) & (n - 1);
 			while (slot[j])
 				j = (j + 1) & (n - 1);
 			slot[j] = (uint32_t)k + 1;
@@ -680,7 +671,7 @@ void ctree_procedures(const struct ctree *t, ctx_procedure_sink sink, void *arg)
 		if (c->kind != CTX_FRAME && c->kind != CTX_INLINED)
 			continue;
 		struct proc_key k = { c->procedure, c->module, c->file };
-		size_t h = mix((uint64_t)k.procedure << 32 ^ k.module ^ (uint64_t)k.file << 16) & mask;
+		size_t h = hash_mix((uint64_t)k.procedure << 32 ^ k.module ^ (uint64_t)k.file << 16) & mask;
 		while (slot[h]) {
 			struct proc_key *o = &key[slot[h] - 1];
 			if (o->procedure == k.procedure && o->module == k.module && o->file == k.file)
@@ -695,7 +686,7 @@ void ctree_procedures(const struct ctree *t, ctx_procedure_sink sink, void *arg)
 				size_t m2 = (mask + 1) * 2;
 				uint32_t *s2 = xcalloc(m2, sizeof *s2);
 				for (size_t q = 0; q < nproc; q++) {
-					size_t j = mix((uint64_t)key[q].procedure << 32 ^ key[q].module ^
+					size_t j = hash_mix((uint64_t)key[q].procedure << 32 ^ key[q].module ^
 						       (uint64_t)key[q].file << 16) & (m2 - 1);
 					while (s2[j])
 						j = (j + 1) & (m2 - 1);
@@ -705,7 +696,7 @@ void ctree_procedures(const struct ctree *t, ctx_procedure_sink sink, void *arg)
 				slot = s2;
 				mask = m2 - 1;
 				/* find it again */
-				h = mix((uint64_t)k.procedure << 32 ^ k.module ^ (uint64_t)k.file << 16) & mask;
+				h = hash_mix((uint64_t)k.procedure << 32 ^ k.module ^ (uint64_t)k.file << 16) & mask;
 				while (slot[h] && !(key[slot[h] - 1].procedure == k.procedure &&
 						    key[slot[h] - 1].module == k.module &&
 						    key[slot[h] - 1].file == k.file))

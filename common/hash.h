@@ -1,0 +1,20 @@
+/* hash.h - the 64-bit mixing function the collector's and the postmortem's
+ * hash tables share (the finalizer of MurmurHash3): every input bit moves
+ * every output bit, so table slots can be taken from the low bits.
+ * async-signal-safe. */
+#ifndef CULPRIT_HASH_H
+#define CULPRIT_HASH_H
+
+#include <stdint.h>
+
+static inline uint64_t hash_mix(uint64_t h)
+{
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdull;
+	h ^= h >> 33;
+	h *= 0xc4ceb9fe1a85ec53ull;
+	h ^= h >> 33;
+	return h;
+}
+
+#endif
