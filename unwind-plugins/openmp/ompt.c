@@ -46,18 +46,19 @@
 #include <string.h>
 
 #define EXPORT __attribute__((visibility("default")))
-#define MAX_RANGES 4
-#define MAX_SYS_RANGES 16
+#define MAX_RANGES 16
 #define MAX_NESTING 256
 #define MAX_WORKERS 1024
 
 /* libomp's code: the frames that are the runtime's; and the system
  * libraries' (libc and the like), which libomp calls too. */
-struct text_range {
-	uintptr_t lo, hi;
+struct text_set {
+	struct {
+		uintptr_t lo, hi;
+	} range[MAX_RANGES];
+	int n;
 };
-static struct text_range omp_text[MAX_RANGES], sys_text[MAX_SYS_RANGES];
-static int nranges, nsys;
+static struct text_set omp_text, sys_text;
 static int active;
 
 /* What is suspended on a thread under the task it runs now: a task that
@@ -98,22 +99,20 @@ static __thread struct omp_thread me __attribute__((tls_model("initial-exec")));
 static __thread int testing_lock __attribute__((tls_model("initial-exec")));
 
 /* async-signal-safe */
-static int is_libomp(uint64_t addr)
+static int in_text(const struct text_set *t, uint64_t addr)
 {
-	for (int i = 0; i < nranges; i++)
-		if (addr - omp_text[i].lo < omp_text[i].hi - omp_text[i].lo)
+	for (int i = 0; i < t->n; i++)
+		if (addr - t->range[i].lo < t->range[i].hi - t->range[i].lo)
 			return 1;
 	return 0;
 }
 
 /* async-signal-safe */
-static int is_system(uint64_t addr)
+static int is_libomp(uint64_t addr)
 {
-	for (int i = 0; i < nsys; i++)
-		if (addr - sys_text[i].lo < sys_text[i].hi - sys_text[i].lo)
-			return 1;
-	return 0;
+	return in_text(&omp_text, addr);
 }
+
 
 /* The innermost frame of the program's code that libomp called: where an
  * outlined region or task body was entered (libc called by libomp, say to
@@ -126,7 +125,7 @@ static int omp_boundary(const struct culprit_frame *f, int n, int partial)
 	for (int i = 0; i < n; i++) {
 		int omp = is_libomp(f[i].addr);
 		if (i + 1 < n && !omp && !(f[i].flags & CULPRIT_FRAME_OURS) &&
-		    is_libomp(f[i + 1].addr) && !is_system(f[i].addr))
+		    is_libomp(f[i + 1].addr) && !in_text(&sys_text, f[i].addr))
 			return i + 1;
 		if (omp)
 			last = i;
@@ -430,6 +429,19 @@ CULPRIT_PLUGIN(openmp_plugin);
 
 /* ---- the tool ---------------------------------------------------------------- */
 
+/* Adds the executable segments of the module INFO describes to T. */
+static void add_text(struct text_set *t, const struct dl_phdr_info *info)
+{
+	for (int i = 0; i < info->dlpi_phnum && t->n < MAX_RANGES; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X)) {
+			t->range[t->n].lo = info->dlpi_addr + ph->p_vaddr;
+			t->range[t->n].hi = t->range[t->n].lo + ph->p_memsz;
+			t->n++;
+		}
+	}
+}
+
 static int find_text(struct dl_phdr_info *info, size_t size, void *arg)
 {
 	(void)size;
@@ -443,14 +455,7 @@ static int find_text(struct dl_phdr_info *info, size_t size, void *arg)
 	}
 	if (!mine)
 		return 0;
-	for (int i = 0; i < info->dlpi_phnum && nranges < MAX_RANGES; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X)) {
-			omp_text[nranges].lo = info->dlpi_addr + ph->p_vaddr;
-			omp_text[nranges].hi = omp_text[nranges].lo + ph->p_memsz;
-			nranges++;
-		}
-	}
+	add_text(&omp_text, info);
 	return 1;
 }
 
@@ -473,16 +478,8 @@ static int find_system(struct dl_phdr_info *info, size_t size, void *arg)
 {
 	(void)size;
 	(void)arg;
-	if (!info->dlpi_name || !system_library(info->dlpi_name))
-		return 0;
-	for (int i = 0; i < info->dlpi_phnum && nsys < MAX_SYS_RANGES; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X)) {
-			sys_text[nsys].lo = info->dlpi_addr + ph->p_vaddr;
-			sys_text[nsys].hi = sys_text[nsys].lo + ph->p_memsz;
-			nsys++;
-		}
-	}
+	if (info->dlpi_name && system_library(info->dlpi_name))
+		add_text(&sys_text, info);
 	return 0;
 }
 
