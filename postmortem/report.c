@@ -473,6 +473,36 @@ static struct proc_total *load_procedures(const struct report *r, size_t *count)
 	return p;
 }
 
+static void free_procedures(struct proc_total *p, size_t n)
+{
+	for (size_t q = 0; q < n; q++) {
+		free(p[q].procedure);
+		free(p[q].module);
+		free(p[q].file);
+	}
+	free(p);
+}
+
+/* A procedure's name and values: as CSV fields (procedure to
+ * inclusive_percent, no line end), or as the text columns before its
+ * name. */
+static void procedure_values(const struct report *r, const struct proc_total *p)
+{
+	if (r->csv) {
+		put_csv(p->procedure);
+		putchar(',');
+		put_csv(p->module);
+		putchar(',');
+		put_csv(p->file);
+		printf(",%.9g,%.4f,%.9g,%.4f", p->excl, pct(r, p->excl), p->incl, pct(r, p->incl));
+		return;
+	}
+	value(r, p->excl);
+	printf(" %6.1f ", pct(r, p->excl));
+	value(r, p->incl);
+	printf(" %6.1f  ", pct(r, p->incl));
+}
+
 static int same_str(const char *a, const char *b)
 {
 	return (!a && !b) || (a && b && strcmp(a, b) == 0);
@@ -611,19 +641,10 @@ static void callers(const struct report *r)
 	for (size_t q = 0; q < nproc; q++) {
 		if (p[q].incl < r->threshold && p[q].excl < r->threshold)
 			continue;
+		procedure_values(r, &p[q]);
 		if (r->csv) {
-			put_csv(p[q].procedure);
-			putchar(',');
-			put_csv(p[q].module);
-			putchar(',');
-			put_csv(p[q].file);
-			printf(",%.9g,%.4f,%.9g,%.4f,0,,,\n", p[q].excl, pct(r, p[q].excl), p[q].incl,
-			       pct(r, p[q].incl));
+			printf(",0,,,\n");
 		} else {
-			value(r, p[q].excl);
-			printf(" %6.1f ", pct(r, p[q].excl));
-			value(r, p[q].incl);
-			printf(" %6.1f  ", pct(r, p[q].incl));
 			char text[512];
 			snprintf(text, sizeof text, "%s  (%s)", p[q].procedure ? p[q].procedure : "?",
 				 base_name(p[q].file ? p[q].file : p[q].module ? p[q].module : "?"));
@@ -649,12 +670,7 @@ static void callers(const struct report *r)
 		qsort(ch, n, sizeof *ch, by_caller_names);
 		print_callers(r, &p[q], ch, 0, n, 1, levels);
 	}
-	for (size_t q = 0; q < nproc; q++) {
-		free(p[q].procedure);
-		free(p[q].module);
-		free(p[q].file);
-	}
-	free(p);
+	free_procedures(p, nproc);
 	free(ch);
 }
 
@@ -676,20 +692,11 @@ static void flat(const struct report *r)
 	for (size_t q = 0; q < nproc; q++) {
 		if (p[q].incl < r->threshold && p[q].excl < r->threshold)
 			continue;
+		procedure_values(r, &p[q]);
 		if (r->csv) {
-			put_csv(p[q].procedure);
-			putchar(',');
-			put_csv(p[q].module);
-			putchar(',');
-			put_csv(p[q].file);
-			printf(",%.9g,%.4f,%.9g,%.4f\n", p[q].excl, pct(r, p[q].excl), p[q].incl,
-			       pct(r, p[q].incl));
+			putchar('\n');
 			continue;
 		}
-		value(r, p[q].excl);
-		printf(" %6.1f ", pct(r, p[q].excl));
-		value(r, p[q].incl);
-		printf(" %6.1f  ", pct(r, p[q].incl));
 		const char *name = p[q].procedure ? p[q].procedure : "?";
 		put_safe(name, 30);
 		int used = (int)strlen(name) > 30 ? 30 : (int)strlen(name);
@@ -697,12 +704,7 @@ static void flat(const struct report *r)
 		put_safe(p[q].file ? base_name(p[q].file) : base_name(p[q].module), 100 - 35 - 31);
 		putchar('\n');
 	}
-	for (size_t q = 0; q < nproc; q++) {
-		free(p[q].procedure);
-		free(p[q].module);
-		free(p[q].file);
-	}
-	free(p);
+	free_procedures(p, nproc);
 }
 
 /* ---- diagnoses ------------------------------------------------------------ */

@@ -598,21 +598,31 @@ char *model_diagnosis(struct vmodel *m, int64_t id)
 	return out;
 }
 
-void model_thread_values(struct vmodel *m, int64_t id, int metric, int exclusive,
-			 struct vstats *out)
+/* SQL about one metric at one context: ?1 context, ?2 event, ?3 metric. */
+static sqlite3_stmt *prepare_context_metric(struct vmodel *m, const char *sql, int64_t id,
+					    int metric)
 {
-	memset(out, 0, sizeof *out);
-	char *sql = xasprintf("SELECT %s_mean, %s_min, %s_max, %s_stddev FROM context_metrics "
-			      "WHERE context_id = ? AND event = ? AND metric = ?",
-			      exclusive ? "exclusive" : "inclusive", exclusive ? "exclusive" : "inclusive",
-			      exclusive ? "exclusive" : "inclusive", exclusive ? "exclusive" : "inclusive");
 	sqlite3_stmt *s = prepare(m, sql);
-	free(sql);
 	if (!s)
-		return;
+		return NULL;
 	sqlite3_bind_int64(s, 1, id);
 	bind_event(m, s, 2);
 	sqlite3_bind_text(s, 3, vmetric_name[metric], -1, SQLITE_STATIC);
+	return s;
+}
+
+void model_thread_values(struct vmodel *m, int64_t id, int metric, int exclusive,
+			 struct vstats *out)
+{
+	const char *which = exclusive ? "exclusive" : "inclusive";
+	memset(out, 0, sizeof *out);
+	char *sql = xasprintf("SELECT %s_mean, %s_min, %s_max, %s_stddev FROM context_metrics "
+			      "WHERE context_id = ?1 AND event = ?2 AND metric = ?3",
+			      which, which, which, which);
+	sqlite3_stmt *s = prepare_context_metric(m, sql, id, metric);
+	free(sql);
+	if (!s)
+		return;
 	if (sqlite3_step(s) == SQLITE_ROW) {
 		out->have = 1;
 		out->mean = sqlite3_column_double(s, 0);
@@ -623,15 +633,12 @@ void model_thread_values(struct vmodel *m, int64_t id, int metric, int exclusive
 	sqlite3_finalize(s);
 	sql = xasprintf("SELECT t.id, t.tid || ' ' || coalesce(t.name, ''), coalesce(v.%s, 0) "
 			"FROM threads t LEFT JOIN context_thread_metrics v ON v.thread_id = t.id AND "
-			"v.context_id = ? AND v.event = ? AND v.metric = ? ORDER BY t.id LIMIT 256",
-			exclusive ? "exclusive" : "inclusive");
-	s = prepare(m, sql);
+			"v.context_id = ?1 AND v.event = ?2 AND v.metric = ?3 ORDER BY t.id LIMIT 256",
+			which);
+	s = prepare_context_metric(m, sql, id, metric);
 	free(sql);
 	if (!s)
 		return;
-	sqlite3_bind_int64(s, 1, id);
-	bind_event(m, s, 2);
-	sqlite3_bind_text(s, 3, vmetric_name[metric], -1, SQLITE_STATIC);
 	size_t cap = 0;
 	while (sqlite3_step(s) == SQLITE_ROW) {
 		grow_array(&out->thread, &cap, out->nthreads + 1, sizeof *out->thread);
