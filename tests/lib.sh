@@ -123,6 +123,21 @@ ratio() {
 	awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f\n", (b > 0 ? a / b : 0) }'
 }
 
+# expect STATUS PATTERN DESC COMMAND...: a refused request: COMMAND exits
+# with STATUS, writes one line to stderr that matches PATTERN, and nothing
+# to stdout.
+expect() {
+	local want=$1 pat=$2 desc=$3
+	shift 3
+	"$@" > out.txt 2> err.txt
+	local got=$?
+	check "$desc: exit status $want" [ "$got" = "$want" ]
+	check "$desc: one line on stderr" [ "$(wc -l < err.txt)" = 1 ]
+	check "$desc: the message says '$pat'" grep -q "$pat" err.txt
+	check "$desc: nothing on stdout" [ ! -s out.txt ]
+	note "$(cat err.txt)"
+}
+
 # nearly_all PART WHOLE: PART is WHOLE but for a stray sample or two (in
 # the dynamic loader before main, say, or in exit handlers after it).
 nearly_all() {

@@ -8,18 +8,6 @@ P=$PROGRAMS/leaves
 
 # expect STATUS PATTERN DESCRIPTION COMMAND...: fails with STATUS, one line
 # on stderr matching PATTERN, and the program never ran.
-expect() {
-	local want=$1 pat=$2 desc=$3
-	shift 3
-	"$@" > out.txt 2> err.txt
-	local got=$?
-	check "$desc: exit status $want" [ "$got" = "$want" ]
-	check "$desc: one line on stderr" [ "$(wc -l < err.txt)" = 1 ]
-	check "$desc: message says '$pat'" grep -q "$pat" err.txt
-	check "$desc: the program did not run" [ ! -s out.txt ]
-	note "$(cat err.txt)"
-}
-
 expect 1 "unknown event 'bogus'" "unknown event" "$CULPRIT" run -e bogus -o x1 "$P"
 check "unknown event: no directory was made" [ ! -e x1 ]
 if [ -e /sys/bus/event_source/devices/cpu ] || [ -e /sys/bus/event_source/devices/cpu_core ]; then

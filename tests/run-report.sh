@@ -59,16 +59,6 @@ check "report: a REALTIME database reports realtime by default" grep -q "^realti
 check "report: ... with nap() in it" grep -q "nap" rt.txt
 
 # Bad input: one line, status 1 (2 for a usage error), no crash.
-expect() {
-	local want=$1 pat=$2 desc=$3
-	shift 3
-	"$@" > out.txt 2> err.txt
-	local got=$?
-	check "$desc: exit status $want" [ "$got" = "$want" ]
-	check "$desc: one line on stderr" [ "$(wc -l < err.txt)" = 1 ]
-	check "$desc: says '$pat'" grep -q "$pat" err.txt
-	note "$(cat err.txt)"
-}
 expect 1 "No such file or directory" "prof of a missing directory" "$CULPRIT" prof missing-dir
 mkdir empty
 expect 1 "holds no measurement files" "prof of an empty directory" "$CULPRIT" prof empty
