@@ -46,20 +46,19 @@ EXPORT __attribute__((noinline)) void culprit_task_run(culprit_task *task, void 
 						       void *arg)
 {
 	struct culprit_ctx *ctx = (struct culprit_ctx *)task;
-	struct culprit_thread *t = culprit_thread_self();
-	int state = t ? atomic_load(&t->worker_state) : 0;
+	enum culprit_idle_cause cause;
+	enum culprit_worker_state state = workers_state(culprit_thread_self(), &cause);
 
 	culprit_ctx_hold(ctx);
 	struct culprit_ctx *prev = ctx ? culprit_ctx_set(ctx) : NULL;
-	int waited = (state & 0xf) == CULPRIT_IDLE || (state & 0xf) == CULPRIT_WAITING;
+	int waited = state == CULPRIT_IDLE || state == CULPRIT_WAITING;
 	if (waited)
 		culprit_worker_set(CULPRIT_WORKING, 0);
 	fn(arg);
 	/* A frame of ours stays on the stack below FN: the boundary. */
 	__asm__ volatile("" ::: "memory");
 	if (waited)
-		culprit_worker_set((enum culprit_worker_state)(state & 0xf),
-				   (enum culprit_idle_cause)(state >> 4));
+		culprit_worker_set(state, cause);
 	if (ctx)
 		culprit_ctx_set(prev);
 	culprit_ctx_release(ctx);

@@ -364,6 +364,9 @@ struct worker_counts {
 };
 /* async-signal-safe */
 HIDDEN void workers_counts(struct worker_counts *out);
+/* Thread T's worker state and (if CAUSE) its cause.  async-signal-safe. */
+HIDDEN enum culprit_worker_state workers_state(const struct culprit_thread *t,
+					       enum culprit_idle_cause *cause);
 /* The calling thread's plugins, and the plugin index of OPS (for
  * plugin_data); -1 when not active. */
 HIDDEN int plugins_index(const struct culprit_plugin *ops);

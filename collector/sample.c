@@ -140,7 +140,7 @@ static void record(struct culprit_thread *t, const ucontext_t *uc, int ev, uint6
 
 	/* A waiting worker works in the runtime's scheduler while tasks are
 	 * queued; with none, it is idle (workers.c). */
-	int state = atomic_load_explicit(&t->worker_state, memory_order_relaxed) & 0xf;
+	enum culprit_worker_state state = workers_state(t, NULL);
 	int pending = -1;	/* not asked yet */
 	if (state == CULPRIT_WAITING)
 		pending = plugins_tasks_pending();

@@ -105,6 +105,16 @@ void culprit_worker_set(enum culprit_worker_state state, enum culprit_idle_cause
 	change(t, packed_state(state, cause));
 }
 
+/* async-signal-safe */
+enum culprit_worker_state workers_state(const struct culprit_thread *t,
+					enum culprit_idle_cause *cause)
+{
+	int packed = t ? atomic_load_explicit(&t->worker_state, memory_order_relaxed) : 0;
+	if (cause)
+		*cause = (enum culprit_idle_cause)(packed >> 4);
+	return (enum culprit_worker_state)(packed & 0xf);
+}
+
 struct culprit_worker *culprit_worker_self(void)
 {
 	return (struct culprit_worker *)culprit_thread_self();
