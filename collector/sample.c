@@ -176,10 +176,10 @@ static void record(struct culprit_thread *t, const ucontext_t *uc, int ev, uint6
 		workers_counts(&n);
 		if (n.nwaiting && pending < 0)
 			pending = plugins_tasks_pending();
-		uint32_t working = n.working + (n.nwaiting && pending ? n.nwaiting : 0);
+		uint32_t working = n.working + (pending > 0 ? n.nwaiting : 0);
 		if (working > 0)
 			for (int c = 0; c < CULPRIT_IDLE_CAUSES; c++) {
-				uint32_t idle = n.idle[c] + (pending ? 0 : n.waiting[c]);
+				uint32_t idle = n.idle[c] + (pending > 0 ? 0 : n.waiting[c]);
 				/* The total is the sum of the parts, exactly. */
 				double blame = (double)value * idle / working;
 				m[COL_IDLE_CAUSE + c] += blame;
