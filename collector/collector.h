@@ -50,6 +50,8 @@ struct culprit_config {
 	int signo;			/* our real-time sample signal */
 	uint32_t max_depth;		/* frames kept per sample */
 	uint32_t max_nodes;		/* tree nodes per thread */
+	uint32_t sample_lead_ns;	/* a sampled thread stops this long before
+					   the kernel time-stamps the sample */
 };
 HIDDEN extern struct culprit_config culprit_config;
 
@@ -157,6 +159,7 @@ struct sample_source {
 	int timer_armed;
 	uint64_t timer_period;		/* ns */
 	uint64_t last;			/* counter or clock value at the last sample */
+	int timed;			/* perf records carry their CLOCK_MONOTONIC time */
 };
 
 /* Opens event EV for the calling thread (TID) and starts it.  Returns 0,
@@ -174,10 +177,11 @@ HIDDEN void source_forget(struct sample_source *s);
 /* Which of the thread's sources sent signal INFO: the source index, or -1
  * if it was not a sample of ours.  async-signal-safe. */
 HIDDEN int source_identify(struct sample_source *src, int n, const siginfo_t *info);
-/* The event's measured value since the last sample, into *DELTA.  Returns
- * 0, or -1 when there was nothing new (a duplicate signal).
- * async-signal-safe. */
-HIDDEN int source_delta(struct sample_source *s, uint64_t *delta);
+/* The event's measured value since the last sample, into *DELTA, and the
+ * CLOCK_MONOTONIC time at which the sample was taken into *WHEN (0 when
+ * the source does not say: timers).  Returns 0, or -1 when there was
+ * nothing new (a duplicate signal).  async-signal-safe. */
+HIDDEN int source_delta(struct sample_source *s, uint64_t *delta, uint64_t *when);
 
 /* ---- threads (thread.c) -------------------------------------------------- */
 
@@ -227,10 +231,11 @@ struct culprit_thread {
 	_Atomic uint64_t dropped_busy;	/* samples that came while we were capturing */
 	_Atomic(struct culprit_ctx *) ctx;	/* the record the thread's work runs under */
 	struct ctx_pool *ctx_pool;	/* where its records come from; kept with the slot */
+	struct capture_memo *capture_memo;	/* remembered captures (capture.c); kept */
 	void *plugin_data[4];		/* per-thread state of plugins (by plugin index) */
 	double idle_value[EVENT_MAX];	/* event value in idle samples */
 	int fallback_errno[EVENT_MAX];	/* nonzero: a timer replaced perf_event */
-	_Atomic int worker_state;	/* enum culprit_worker_state */
+	struct worker_slot *worker_slot;	/* its worker state (workers.c); NULL: no worker */
 	volatile sig_atomic_t in_unwind;	/* a fault now is ours to catch */
 	sigjmp_buf unwind_jmp;		/* where a fault in the unwinder lands */
 	uint64_t wakeups;		/* samples taken; lets sleeps restart */
@@ -362,8 +367,11 @@ struct worker_counts {
 	uint32_t waiting[CULPRIT_IDLE_CAUSES];	/* in a runtime wait, by cause */
 	uint32_t nwaiting;
 };
-/* async-signal-safe */
-HIDDEN void workers_counts(struct worker_counts *out);
+/* The counts as they were at stamp AT (see culprit_stamp_at; 0: as they
+ * are now), but for SELF (the sampled thread, or NULL), counted in its
+ * state now.  async-signal-safe */
+HIDDEN void workers_counts(struct worker_counts *out, uint64_t at,
+			   const struct culprit_thread *self);
 /* Thread T's worker state and (if CAUSE) its cause.  async-signal-safe. */
 HIDDEN enum culprit_worker_state workers_state(const struct culprit_thread *t,
 					       enum culprit_idle_cause *cause);
@@ -413,6 +421,21 @@ HIDDEN size_t culprit_format(char *buf, size_t size, const char *fmt, ...)
 HIDDEN void culprit_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 HIDDEN uint64_t culprit_now_realtime(void);
 HIDDEN uint64_t culprit_now_monotonic(void);
+/* Time stamps: the CPU's time stamp counter, a few cycles to read and, on
+ * the constant-rate, synchronised counters of x86-64 machines, comparable
+ * across threads.  They order worker state changes against samples.
+ * async-signal-safe. */
+static inline uint64_t culprit_stamp(void)
+{
+	return __builtin_ia32_rdtsc();
+}
+/* The stamp of WHEN_NS, a CLOCK_MONOTONIC time of the recent past, given
+ * that it is NOW_NS now; 0 when that cannot be told yet (the counter's rate
+ * is measured against the clock over the process's life).
+ * async-signal-safe. */
+HIDDEN uint64_t culprit_stamp_at(uint64_t when_ns, uint64_t now_ns);
+/* The reference point for culprit_stamp_at, at process start. */
+HIDDEN void culprit_stamp_init(void);
 HIDDEN pid_t culprit_gettid(void);
 HIDDEN pid_t culprit_getpid(void);
 /* Anonymous memory straight from the kernel.  async-signal-safe. */

@@ -92,6 +92,8 @@ static int read_config(void)
 				  CULPRIT_MAX_DEPTH_LIMIT);
 	c->max_nodes = env_number("CULPRIT_MAX_NODES", CULPRIT_DEFAULT_MAX_NODES, 16,
 				  1u << 30);
+	/* Measured by culprit run on this machine (driver/sample_lead.c). */
+	c->sample_lead_ns = env_number("CULPRIT_SAMPLE_LEAD", 0, 0, 1000000);
 	return 0;
 }
 
@@ -205,6 +207,7 @@ __attribute__((constructor)) static void culprit_init(void)
 	if (read_config() < 0)
 		return;
 	init_identity();
+	culprit_stamp_init();
 	culprit_env_save();
 	if (loadmap_init() < 0) {
 		culprit_log("cannot allocate the load map; not profiling this process");

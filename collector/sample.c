@@ -128,7 +128,38 @@ static uint32_t insert_path(struct culprit_thread *t, const struct culprit_path 
 	return node;
 }
 
-static void record(struct culprit_thread *t, const ucontext_t *uc, int ev, uint64_t value)
+/* When the thread stopped running its own code for a sample that the
+ * kernel time-stamped at WHEN: a little earlier, by the timer interrupt's
+ * entry (on a virtual machine, the exit to the host: 4 us on our test VM),
+ * which culprit run measures (driver/sample_lead.c).  async-signal-safe. */
+static uint64_t stopped_at(uint64_t when)
+{
+	uint64_t lead = culprit_config.sample_lead_ns;
+	return when > lead ? when - lead : when;
+}
+
+/* Adds the idleness blamed on a sample of VALUE to its node's metrics M,
+ * from the counts N of a working (or waiting, but running tasks) thread.
+ * PENDING: whether tasks are queued (-1: not asked yet). */
+static void blame(double *m, uint64_t value, const struct worker_counts *n, int pending)
+{
+	if (n->nwaiting && pending < 0)
+		pending = plugins_tasks_pending();
+	uint32_t working = n->working + (pending > 0 ? n->nwaiting : 0);
+	if (working == 0)
+		return;
+	for (int c = 0; c < CULPRIT_IDLE_CAUSES; c++) {
+		uint32_t idle = n->idle[c] + (pending > 0 ? 0 : n->waiting[c]);
+		/* The total is the sum of the parts, exactly. */
+		double b = (double)value * idle / working;
+		m[COL_IDLE_CAUSE + c] += b;
+		m[COL_IDLENESS] += b;
+	}
+}
+
+/* Records a sample of VALUE taken at stamp AT (0: now) in thread T. */
+static void record(struct culprit_thread *t, const ucontext_t *uc, int ev, uint64_t value,
+		   uint64_t at)
 {
 	uintptr_t pc = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
 
@@ -149,6 +180,12 @@ static void record(struct culprit_thread *t, const ucontext_t *uc, int ev, uint6
 		t->idle_value[ev] += (double)value;
 		return;
 	}
+	/* The other workers as they were when the sample was taken, before
+	 * this handler's own delay could make them wait for this thread. */
+	struct worker_counts n;
+	int worker = state == CULPRIT_WORKING || state == CULPRIT_WAITING;
+	if (worker)
+		workers_counts(&n, at, t);
 
 	struct culprit_path path = {
 		.frame = t->frame,
@@ -171,21 +208,8 @@ static void record(struct culprit_thread *t, const ucontext_t *uc, int ev, uint6
 	double *m = cct_node(&t->cct, leaf)->metric + ev * COLS_PER_EVENT;
 	m[COL_SAMPLES] += 1;
 	m[COL_WORK] += (double)value;
-	if (state == CULPRIT_WORKING || state == CULPRIT_WAITING) {
-		struct worker_counts n;
-		workers_counts(&n);
-		if (n.nwaiting && pending < 0)
-			pending = plugins_tasks_pending();
-		uint32_t working = n.working + (pending > 0 ? n.nwaiting : 0);
-		if (working > 0)
-			for (int c = 0; c < CULPRIT_IDLE_CAUSES; c++) {
-				uint32_t idle = n.idle[c] + (pending > 0 ? 0 : n.waiting[c]);
-				/* The total is the sum of the parts, exactly. */
-				double blame = (double)value * idle / working;
-				m[COL_IDLE_CAUSE + c] += blame;
-				m[COL_IDLENESS] += blame;
-			}
-	}
+	if (worker)
+		blame(m, value, &n, pending);
 	t->counter[CNT_SAMPLES]++;
 }
 
@@ -223,9 +247,9 @@ void culprit_sample_handler(int sig, siginfo_t *info, void *ucv)
 	/* Our own cost, kept so that every measurement says what it cost. */
 	uint64_t t0 = culprit_now_monotonic();
 	t->counter[CNT_SIGNALS]++;
-	uint64_t value;
-	if (source_delta(&t->src[ev], &value) == 0)
-		record(t, ucv, ev, value);
+	uint64_t value, when;
+	if (source_delta(&t->src[ev], &value, &when) == 0)
+		record(t, ucv, ev, value, when ? culprit_stamp_at(stopped_at(when), t0) : 0);
 	else
 		t->counter[CNT_DROP_EMPTY]++;
 	t->counter[CNT_HANDLER_NS] += culprit_now_monotonic() - t0;

@@ -87,7 +87,11 @@ static int perf_open(struct sample_source *s, const struct event_spec *ev, pid_t
 	} else {
 		a.sample_period = ev->period;
 	}
-	a.sample_type = PERF_SAMPLE_READ;
+	/* The time of the overflow, on the clock the collector reads: how
+	 * late the handler runs (sample.c needs it). */
+	a.sample_type = PERF_SAMPLE_TIME | PERF_SAMPLE_READ;
+	a.use_clockid = 1;
+	a.clockid = CLOCK_MONOTONIC;
 	a.disabled = 1;
 	a.exclude_hv = 1;
 	a.wakeup_events = 1;
@@ -101,8 +105,15 @@ static int perf_open(struct sample_source *s, const struct event_spec *ev, pid_t
 		a.exclude_kernel = 1;
 		fd = perf_event_open(&a, tid);
 	}
+	if (fd < 0 && errno == EINVAL) {
+		/* A kernel without clock ids (before 4.1): values only. */
+		a.sample_type = PERF_SAMPLE_READ;
+		a.use_clockid = 0;
+		fd = perf_event_open(&a, tid);
+	}
 	if (fd < 0)
 		return -1;
+	s->timed = (a.sample_type & PERF_SAMPLE_TIME) != 0;
 	fd = move_high(fd);
 	s->fd = fd;
 	if (ioctl(fd, PERF_EVENT_IOC_ID, &s->perf_id) < 0)
@@ -283,8 +294,9 @@ static void ring_copy(void *dst, const unsigned char *data, uint64_t size,
 		d[i] = data[(pos + i) & (size - 1)];
 }
 
-/* async-signal-safe */
-static int ring_value(struct sample_source *s, uint64_t *value)
+/* The value of the newest sample record in S's ring, and its time (0 if
+ * the records have none).  async-signal-safe. */
+static int ring_value(struct sample_source *s, uint64_t *value, uint64_t *when)
 {
 	struct perf_event_mmap_page *pg = s->ring;
 	const unsigned char *data = (const unsigned char *)pg + pg->data_offset;
@@ -300,8 +312,13 @@ static int ring_value(struct sample_source *s, uint64_t *value)
 		ring_copy(&h, data, size, tail, sizeof h);
 		if (h.size < sizeof h || h.size > head - tail)
 			break;
-		if (h.type == PERF_RECORD_SAMPLE && h.size >= sizeof h + 8) {
-			ring_copy(value, data, size, tail + sizeof h, 8);
+		size_t time_size = s->timed ? 8 : 0;
+		if (h.type == PERF_RECORD_SAMPLE && h.size >= sizeof h + time_size + 8) {
+			/* PERF_SAMPLE_TIME comes before PERF_SAMPLE_READ. */
+			*when = 0;
+			if (time_size)
+				ring_copy(when, data, size, tail + sizeof h, 8);
+			ring_copy(value, data, size, tail + sizeof h + time_size, 8);
 			found = 1;
 		}
 		tail += h.size;
@@ -311,14 +328,15 @@ static int ring_value(struct sample_source *s, uint64_t *value)
 }
 
 /* async-signal-safe */
-int source_delta(struct sample_source *s, uint64_t *delta)
+int source_delta(struct sample_source *s, uint64_t *delta, uint64_t *when)
 {
 	uint64_t v;
 
+	*when = 0;
 	switch (s->kind) {
 	case MFILE_SRC_PERF:
 		if (s->ring) {
-			if (ring_value(s, &v) < 0)
+			if (ring_value(s, &v, when) < 0)
 				return -1;
 		} else if (read(s->fd, &v, sizeof v) != (ssize_t)sizeof v) {
 			return -1;

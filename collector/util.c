@@ -155,6 +155,29 @@ uint64_t culprit_now_monotonic(void)
 	return now(CLOCK_MONOTONIC);
 }
 
+/* A stamp and the clock read together at process start: the counter's rate
+ * is their ratio to a later pair. */
+static uint64_t stamp0, ns0;
+
+void culprit_stamp_init(void)
+{
+	ns0 = culprit_now_monotonic();
+	stamp0 = culprit_stamp();
+}
+
+/* async-signal-safe */
+uint64_t culprit_stamp_at(uint64_t when_ns, uint64_t now_ns)
+{
+	uint64_t stamp = culprit_stamp();
+	/* A millisecond measures the rate to a few parts in a thousand, and
+	 * it is applied to microseconds. */
+	if (!ns0 || now_ns < ns0 + 1000000 || stamp <= stamp0 || when_ns > now_ns)
+		return 0;
+	double per_ns = (double)(stamp - stamp0) / (double)(now_ns - ns0);
+	uint64_t back = (uint64_t)((double)(now_ns - when_ns) * per_ns);
+	return back < stamp ? stamp - back : 0;
+}
+
 pid_t culprit_gettid(void)
 {
 	return (pid_t)syscall(SYS_gettid);

@@ -1,87 +1,78 @@
-/* workers.c - process-wide worker counts for idleness.
+/* workers.c - worker states for idleness: one slot per worker thread,
+ * summed when a sample needs the counts.
  *
  * Runtimes (through plugins or the runtime API) declare which threads are
  * workers and whether each is working, idle and why, or waiting and why.
- * The counts live in two 64-bit words:
+ * Each worker thread owns a slot, a cache line of its own, whose one word
+ * it alone writes in the common case:
  *
- *   counts   bits 48..63  working workers
- *            bits  0..47  idle workers, 12 bits per cause
- *   waiting  bits  0..63  waiting workers, 16 bits per cause
+ *   bits  0..7   state: enum culprit_worker_state in the low 4 bits, the
+ *                cause above
+ *   bits  8..15  the state before, in the same layout
+ *   bits 16..63  when the state began: the time stamp counter in units of
+ *                16 cycles, modulo 2^48 (it wraps after days; stamps are
+ *                compared by their difference)
  *
- * A waiting worker sits in a runtime wait (a barrier, a taskwait) that runs
- * the runtime's task scheduler: it works, as the runtime's overhead, while
- * the runtime has tasks queued, and is idle for its cause while it has
- * none.  Which of the two is decided when a sample is taken (sample.c), by
- * asking the plugins whether tasks are queued; counting the queue itself
- * would cost an atomic operation on a shared word per task.
+ * A state change is one store: nothing on the per-task path writes a line
+ * that another thread writes, so its cost does not grow with the number
+ * of threads.  A sample sums the slots (sample.c); the one cross-thread
+ * write is culprit_worker_recause, by which a runtime moves a sleeping
+ * worker to another state (OpenMP's pool workers wait in a region's last
+ * barrier until the next region, long after the region ended).
  *
- * A thread changes its own state; the one exception is culprit_worker_recause,
- * by which a runtime moves a sleeping worker to another state (OpenMP's
- * pool workers wait in a region's last barrier until the next region, long
- * after the region ended).  When a change touches both words, the new
- * state is added before the old is taken away, so that for an instant a
- * worker may count twice but never not at all.  A recause's count update
- * follows its state change by a few instructions, and a sample in between
- * can see a field borrowed from: a field that reads as more than half its
- * range is taken as zero.
+ * The stamp is there for the sample's sake.  A sample reaches its handler
+ * microseconds after the counter overflowed (the timer interrupt, signal
+ * delivery), and meanwhile the other workers go on: in a short parallel
+ * region, the ones that finish their share start to wait for the sampled
+ * thread, which is late only because it is being sampled.  Counting them
+ * as idle would blame a whole sampling period of idleness on a wait that
+ * the sample itself caused.  So a sample counts each worker in the state
+ * it was in when the counter overflowed: the state before, when the
+ * current one began later than that.  (A worker that changed twice since
+ * is counted in the state it left last.)
  *
  * Lock-free and async-signal-safe.
  */
 #include "collector.h"
 
-#define WORKING_SHIFT 48
-#define CAUSE_BITS 12
-#define CAUSE_MASK ((1u << CAUSE_BITS) - 1)
-#define WAITING_BITS 16
-#define WAITING_MASK 0xffffu
+#define MAX_WORKERS 4096	/* worker threads alive at once */
+#define STATE_BITS 8
+#define STATE_MASK 0xffu
+#define STAMP_SHIFT 16		/* the stamp's place in the word */
+#define STAMP_UNIT 4		/* log2 of the cycles a stamp unit counts */
 
-static _Atomic uint64_t counts, waiting;
+struct worker_slot {
+	_Atomic uint64_t word;			/* state, state before, stamp */
+	_Atomic(struct culprit_thread *) owner;	/* NULL: free */
+} __attribute__((aligned(64)));
 
-/* A thread's state word: the state in the low 4 bits, the cause above. */
-static int pack(int state, int cause)
+static struct worker_slot slots[MAX_WORKERS];
+static atomic_uint nslots;	/* slots ever taken: the ones a sample reads */
+
+/* A thread's state in the word's layout: the state in the low 4 bits, the
+ * cause above (only idle and waiting states have one). */
+static unsigned pack(enum culprit_worker_state state, enum culprit_idle_cause cause)
 {
-	return state | cause << 4;
+	int has_cause = state == CULPRIT_IDLE || state == CULPRIT_WAITING;
+	return (unsigned)state | (has_cause ? (unsigned)cause : 0u) << 4;
 }
 
-static uint64_t in_counts(int packed)
+/* A stamp as the word keeps it, in its top 48 bits. */
+static uint64_t stamp_bits(uint64_t stamp)
 {
-	int state = packed & 0xf, cause = packed >> 4;
-	if (state == CULPRIT_WORKING)
-		return (uint64_t)1 << WORKING_SHIFT;
-	if (state == CULPRIT_IDLE)
-		return (uint64_t)1 << (CAUSE_BITS * cause);
-	return 0;
+	return stamp >> STAMP_UNIT << STAMP_SHIFT;
 }
 
-static uint64_t in_waiting(int packed)
+/* The stamp bits of word W. */
+static uint64_t word_stamp(uint64_t w)
 {
-	if ((packed & 0xf) != CULPRIT_WAITING)
-		return 0;
-	return (uint64_t)1 << (WAITING_BITS * (packed >> 4));
+	return w >> STAMP_SHIFT << STAMP_SHIFT;
 }
 
-/* The counts for a change from OLD to NEW, adding before taking away. */
-static void account(int old, int new)
+static uint64_t make_word(unsigned state, unsigned before, uint64_t stamp)
 {
-	uint64_t dc = in_counts(new) - in_counts(old), dw = in_waiting(new) - in_waiting(old);
-	if (in_waiting(new)) {
-		if (dw)
-			atomic_fetch_add(&waiting, dw);
-		if (dc)
-			atomic_fetch_add(&counts, dc);
-	} else {
-		if (dc)
-			atomic_fetch_add(&counts, dc);
-		if (dw)
-			atomic_fetch_add(&waiting, dw);
-	}
-}
-
-static void change(struct culprit_thread *t, int packed)
-{
-	int old = atomic_exchange(&t->worker_state, packed);
-	if (old != packed)
-		account(old, packed);
+	return stamp_bits(stamp) | (uint64_t)(before & STATE_MASK) << STATE_BITS |
+	       (state & STATE_MASK);
 }
 
 static int valid(enum culprit_worker_state state, enum culprit_idle_cause cause)
@@ -89,10 +80,26 @@ static int valid(enum culprit_worker_state state, enum culprit_idle_cause cause)
 	return state <= CULPRIT_WAITING && cause < CULPRIT_IDLE_CAUSES;
 }
 
-static int packed_state(enum culprit_worker_state state, enum culprit_idle_cause cause)
+/* T's slot, taken on its first declaration.  NULL when all are taken: the
+ * thread is then no worker.  Not for signal handlers that run before the
+ * thread has a slot (none do: only declarations take one). */
+static struct worker_slot *slot_of(struct culprit_thread *t)
 {
-	int has_cause = state == CULPRIT_IDLE || state == CULPRIT_WAITING;
-	return pack(state, has_cause ? cause : 0);
+	if (t->worker_slot)
+		return t->worker_slot;
+	for (unsigned i = 0; i < MAX_WORKERS; i++) {
+		struct culprit_thread *none = NULL;
+		if (atomic_load_explicit(&slots[i].owner, memory_order_relaxed) ||
+		    !atomic_compare_exchange_strong(&slots[i].owner, &none, t))
+			continue;
+		atomic_store(&slots[i].word, 0);
+		unsigned n = atomic_load(&nslots);
+		while (n < i + 1 && !atomic_compare_exchange_weak(&nslots, &n, i + 1))
+			;
+		t->worker_slot = &slots[i];
+		return t->worker_slot;
+	}
+	return NULL;
 }
 
 /* async-signal-safe */
@@ -102,16 +109,25 @@ void culprit_worker_set(enum culprit_worker_state state, enum culprit_idle_cause
 
 	if (!t || !valid(state, cause))
 		return;
-	change(t, packed_state(state, cause));
+	struct worker_slot *s = t->worker_slot;
+	if (!s && (state == CULPRIT_NOT_WORKER || !(s = slot_of(t))))
+		return;
+	unsigned now = pack(state, cause);
+	uint64_t w = atomic_load_explicit(&s->word, memory_order_relaxed);
+	if ((w & STATE_MASK) == now)
+		return;
+	atomic_store_explicit(&s->word, make_word(now, (unsigned)w, culprit_stamp()),
+			      memory_order_release);
 }
 
 /* async-signal-safe */
 enum culprit_worker_state workers_state(const struct culprit_thread *t,
 					enum culprit_idle_cause *cause)
 {
-	int packed = t ? atomic_load_explicit(&t->worker_state, memory_order_relaxed) : 0;
+	const struct worker_slot *s = t ? t->worker_slot : NULL;
+	unsigned packed = s ? (unsigned)atomic_load_explicit(&s->word, memory_order_relaxed) : 0;
 	if (cause)
-		*cause = (enum culprit_idle_cause)(packed >> 4);
+		*cause = (enum culprit_idle_cause)(packed >> 4 & 0xf);
 	return (enum culprit_worker_state)(packed & 0xf);
 }
 
@@ -126,48 +142,66 @@ int culprit_worker_recause(struct culprit_worker *w, enum culprit_worker_state f
 			   enum culprit_idle_cause to_cause)
 {
 	struct culprit_thread *t = (struct culprit_thread *)w;
+	struct worker_slot *s = t ? t->worker_slot : NULL;
 
-	if (!t || !valid(from_state, from_cause) || !valid(to_state, to_cause))
+	if (!s || !valid(from_state, from_cause) || !valid(to_state, to_cause))
 		return 0;
-	int expected = packed_state(from_state, from_cause);
-	int packed = packed_state(to_state, to_cause);
-	if (!atomic_compare_exchange_strong(&t->worker_state, &expected, packed))
-		return 0;
-	if (expected != packed)
-		account(expected, packed);
+	unsigned from = pack(from_state, from_cause), to = pack(to_state, to_cause);
+	uint64_t old = atomic_load(&s->word);
+	do
+		if ((old & STATE_MASK) != from)
+			return 0;
+	while (!atomic_compare_exchange_weak(&s->word, &old, make_word(to, from, culprit_stamp())));
 	return 1;
 }
 
 /* async-signal-safe */
-void workers_counts(struct worker_counts *out)
+void workers_counts(struct worker_counts *out, uint64_t at, const struct culprit_thread *self)
 {
-	uint64_t c = atomic_load_explicit(&counts, memory_order_relaxed);
-	uint64_t w = atomic_load_explicit(&waiting, memory_order_relaxed);
-	out->working = (uint32_t)(c >> WORKING_SHIFT);
-	if (out->working > 0x7fff)
-		out->working = 0;	/* borrowed from, for an instant */
-	out->nwaiting = 0;
-	for (int k = 0; k < CULPRIT_IDLE_CAUSES; k++) {
-		out->idle[k] = (uint32_t)(c >> (CAUSE_BITS * k)) & CAUSE_MASK;
-		if (out->idle[k] > CAUSE_MASK / 2)
-			out->idle[k] = 0;
-		out->waiting[k] = (uint32_t)(w >> (WAITING_BITS * k)) & WAITING_MASK;
-		if (out->waiting[k] > WAITING_MASK / 2)
-			out->waiting[k] = 0;
-		out->nwaiting += out->waiting[k];
+	unsigned n = atomic_load_explicit(&nslots, memory_order_acquire);
+	uint64_t at_bits = stamp_bits(at);
+	const struct worker_slot *mine = self ? self->worker_slot : NULL;
+
+	*out = (struct worker_counts){ 0 };
+	for (unsigned i = 0; i < n && i < MAX_WORKERS; i++) {
+		uint64_t w = atomic_load_explicit(&slots[i].word, memory_order_relaxed);
+		unsigned packed = (unsigned)w;
+		/* Began after AT (wrapping-safe): count the state before.  The
+		 * sampled thread itself is in the state it was sampled in. */
+		if (at && &slots[i] != mine && (int64_t)(word_stamp(w) - at_bits) > 0)
+			packed >>= STATE_BITS;
+		unsigned state = packed & 0xf, cause = packed >> 4 & 0xf;
+		if (cause >= CULPRIT_IDLE_CAUSES)
+			continue;
+		if (state == CULPRIT_WORKING)
+			out->working++;
+		else if (state == CULPRIT_IDLE)
+			out->idle[cause]++;
+		else if (state == CULPRIT_WAITING) {
+			out->waiting[cause]++;
+			out->nwaiting++;
+		}
 	}
 }
 
 void workers_thread_end(struct culprit_thread *t)
 {
-	change(t, CULPRIT_NOT_WORKER);
+	struct worker_slot *s = t->worker_slot;
+	if (!s)
+		return;
+	atomic_store(&s->word, 0);
+	t->worker_slot = NULL;
+	atomic_store(&s->owner, NULL);
 }
 
 void workers_fork_child(void)
 {
-	/* Only the forking thread survives; count it alone. */
-	struct culprit_thread *t = culprit_thread_self();
-	int packed = t ? atomic_load(&t->worker_state) : 0;
-	atomic_store(&counts, in_counts(packed));
-	atomic_store(&waiting, in_waiting(packed));
+	/* Only the forking thread survives, and it starts afresh (thread.c):
+	 * its runtime declares it again. */
+	unsigned n = atomic_load(&nslots);
+	for (unsigned i = 0; i < n && i < MAX_WORKERS; i++) {
+		atomic_store(&slots[i].word, 0);
+		atomic_store(&slots[i].owner, NULL);
+	}
+	atomic_store(&nslots, 0);
 }

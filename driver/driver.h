@@ -53,4 +53,11 @@ int openmp_parse_mode(const char *arg, enum openmp_mode *out);
  * Returns 0, or -1 after a message that stops the run. */
 int openmp_preload(const char *program, enum openmp_mode mode, int quiet, char *out, size_t size);
 
+/* ---- the machine's sample lead (sample_lead.c) ---- */
+
+/* How long, in ns, a thread sampled by a perf_event counter stops before
+ * the kernel time-stamps the sample, measured on the calling thread in a
+ * few milliseconds; 0 when perf_event is refused or the measure fails. */
+long sample_lead_measure(void);
+
 #endif

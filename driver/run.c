@@ -332,6 +332,15 @@ int cmd_run(int argc, char **argv)
 	if (outdir && make_output(outdir, 1) < 0)
 		return EXIT_FAIL;
 
+	/* Samples of CPU time through perf_event carry the kernel's time
+	 * stamp; the collector needs to know how late it is on this machine. */
+	char lead[32] = "";
+	for (int i = 0; i < nevents; i++)
+		if (events[i].source == MFILE_SRC_PERF) {
+			snprintf(lead, sizeof lead, "%ld", sample_lead_measure());
+			break;
+		}
+
 	int go[2];
 	if (pipe2(go, O_CLOEXEC) < 0) {
 		die_msg("cannot create a pipe: %s", strerror(errno));
@@ -377,6 +386,8 @@ int cmd_run(int argc, char **argv)
 		setenv_or_die("CULPRIT_OUTPUT", dir);
 		setenv_or_die("CULPRIT_EVENTS", events_env);
 		setenv_or_die("CULPRIT_EXPERIMENT", experiment);
+		if (lead[0])
+			setenv_or_die("CULPRIT_SAMPLE_LEAD", lead);
 		unsetenv("CULPRIT_IMAGE");
 		execv(program, prog_argv);
 		int e = errno;
