@@ -208,6 +208,7 @@ enum thread_counter {
 	CNT_UNKNOWN_FRAMES,	/* frames outside every known module */
 	CNT_HANDLER_NS,		/* time spent in our sample handler */
 	CNT_CAPTURES,		/* logical context records made on the thread */
+	CNT_CAPTURES_UNWOUND,	/* ... of which by unwinding (the rest remembered) */
 	CNT_MAX
 };
 HIDDEN extern const char *const culprit_counter_names[CNT_MAX];
@@ -316,6 +317,15 @@ HIDDEN int ctx_complete(const struct culprit_ctx *ctx);
 /* culprit_ctx_capture, also skipping SKIP frames after the runtime's. */
 HIDDEN struct culprit_ctx *ctx_capture(int (*runtime)(uint64_t addr), int skip,
 				       culprit_boundary_fn boundary, unsigned flags);
+/* A new record of thread T holding one reference: the N return addresses
+ * FRAME (innermost first) under T's current record; COMPLETE says whether
+ * they reach T's root when T has no record.  NULL without memory. */
+HIDDEN struct culprit_ctx *ctx_new(struct culprit_thread *t, const uint64_t *frame, int n,
+				   int complete, culprit_boundary_fn boundary, unsigned flags);
+/* The boundary rule of CTX's work; NULL for no record. */
+HIDDEN culprit_boundary_fn ctx_rule(const struct culprit_ctx *ctx);
+/* Forgets the captures a thread remembered (its slot serves a new thread). */
+HIDDEN void capture_forget(struct capture_memo *memo);
 /* Nonzero while libunwind works for the collector on this thread.
  * async-signal-safe. */
 HIDDEN int culprit_unwinder_running(void);

@@ -1,25 +1,23 @@
 /* context.c - logical context records: where work running on a thread was
- * created (see plugin.h for the idea).
+ * created (see plugin.h for the idea; capture.c makes them).
  *
  * A record is immutable once made, so any thread's sample handler may read
  * the chain of records its current work runs under.  Records are reference
  * counted: the work running under a record holds one reference, and every
  * record holds one on its parent, so a chain outlives its use.  They come
  * from per-thread pools of mmap'd memory in size classes; a record freed on
- * another thread goes back to its owner through a lock-free stack.  No
- * malloc, no locks: OpenMP creates records millions of times a second, and
- * handlers read them.
+ * its own thread goes straight back to the free list, one freed on another
+ * thread goes back to its owner through a lock-free stack.  No malloc, no
+ * locks: OpenMP creates records millions of times a second, and handlers
+ * read them.
  */
 #define _GNU_SOURCE
-#define UNW_LOCAL_ONLY
 #include "collector.h"
 
-#include <libunwind.h>
 #include <string.h>
 
 #define CHUNK_SIZE (256 * 1024)
 #define MIN_FRAMES 8		/* size classes: 8, 16, ... 512 frames */
-#define CAPTURE_FIRST 16	/* frames a capture under a record looks at first */
 #define NCLASSES 7
 
 struct culprit_ctx {
@@ -110,13 +108,24 @@ void culprit_ctx_hold(struct culprit_ctx *ctx)
 /* async-signal-safe */
 void culprit_ctx_release(struct culprit_ctx *ctx)
 {
+	struct culprit_thread *t = ctx ? culprit_thread_self() : NULL;
+	struct ctx_pool *mine = t ? t->ctx_pool : NULL;
+
 	while (ctx && atomic_fetch_sub_explicit(&ctx->refs, 1, memory_order_acq_rel) == 1) {
 		struct culprit_ctx *parent = ctx->parent;
 		struct ctx_pool *p = ctx->pool;
-		struct culprit_ctx *head = atomic_load_explicit(&p->remote, memory_order_relaxed);
-		do
-			ctx->next_free = head;
-		while (!atomic_compare_exchange_weak(&p->remote, &head, ctx));
+		if (p == mine) {
+			/* Ours: no other thread touches the free list.  (A
+			 * signal handler never frees.) */
+			ctx->next_free = p->free[ctx->size_class];
+			p->free[ctx->size_class] = ctx;
+		} else {
+			struct culprit_ctx *head = atomic_load_explicit(&p->remote,
+									memory_order_relaxed);
+			do
+				ctx->next_free = head;
+			while (!atomic_compare_exchange_weak(&p->remote, &head, ctx));
+		}
 		ctx = parent;	/* its reference on the parent goes too */
 	}
 }
@@ -146,7 +155,11 @@ struct culprit_ctx *culprit_ctx_set(struct culprit_ctx *ctx)
 	struct culprit_thread *t = culprit_thread_self();
 	if (!t)
 		return NULL;
-	return atomic_exchange_explicit(&t->ctx, ctx, memory_order_acq_rel);
+	/* Only the thread itself writes its record (its handler reads it):
+	 * no read-modify-write needed. */
+	struct culprit_ctx *old = atomic_load_explicit(&t->ctx, memory_order_relaxed);
+	atomic_store_explicit(&t->ctx, ctx, memory_order_release);
+	return old;
 }
 
 int culprit_collecting(void)
@@ -202,86 +215,33 @@ int ctx_complete(const struct culprit_ctx *ctx)
 	return ctx->complete;
 }
 
-struct culprit_ctx *culprit_ctx_capture(int (*runtime)(uint64_t addr),
-					culprit_boundary_fn boundary, unsigned flags)
+struct culprit_ctx *ctx_new(struct culprit_thread *t, const uint64_t *frame, int n,
+			   int complete, culprit_boundary_fn boundary, unsigned flags)
 {
-	return ctx_capture(runtime, 0, boundary, flags);
+	struct ctx_pool *pool = my_pool(t);
+	if (!pool || n > (MIN_FRAMES << (NCLASSES - 1)))
+		return NULL;
+	int c = class_for(n);
+	struct culprit_ctx *r = pool_alloc(pool, c);
+	if (!r)
+		return NULL;
+	struct culprit_ctx *parent = atomic_load_explicit(&t->ctx, memory_order_relaxed);
+	atomic_init(&r->refs, 1);
+	r->size_class = (uint8_t)c;
+	r->pool = pool;
+	r->flags = (uint8_t)flags;
+	atomic_init(&r->claimed, 0);
+	r->boundary = boundary;
+	r->complete = (uint8_t)(parent ? parent->complete : complete);
+	r->nframes = (uint16_t)n;
+	memcpy(r->frame, frame, (size_t)n * sizeof *frame);
+	culprit_ctx_hold(parent);
+	r->parent = parent;
+	r->next_free = NULL;
+	return r;
 }
 
-struct culprit_ctx *ctx_capture(int (*runtime)(uint64_t addr), int skip,
-				culprit_boundary_fn boundary, unsigned flags)
+culprit_boundary_fn ctx_rule(const struct culprit_ctx *ctx)
 {
-	struct culprit_thread *t = culprit_thread_self();
-	if (!t)
-		return NULL;
-	/* Our sample handler also uses libunwind's per-thread cache and the
-	 * thread's scratch arrays: keep it out while we are at it. */
-	int expected = THREAD_LIVE;
-	if (!atomic_compare_exchange_strong(&t->state, &expected, THREAD_BUSY))
-		return NULL;
-
-	struct ctx_pool *pool = my_pool(t);
-	struct culprit_ctx *cur = atomic_load(&t->ctx);
-	struct culprit_frame *f = t->frame;
-	void **raw = t->raw;
-	int cap = (int)culprit_config.max_depth;
-	/* Under a record, only the frames out to its boundary are needed,
-	 * and in a task recursion the stack below is deep: look at the
-	 * innermost frames first, at all of them only if they do not do. */
-	int depth = cur && CAPTURE_FIRST < cap ? CAPTURE_FIRST : cap;
-	int n, end;
-	for (;;) {
-		n = unw_backtrace(raw, depth);
-		for (int i = 0; i < n; i++)
-			f[i] = (struct culprit_frame){
-				(uintptr_t)raw[i], 0, MFILE_NODE_FRAME,
-				(uint8_t)(culprit_in_collector((uintptr_t)raw[i]) ? CULPRIT_FRAME_OURS : 0)
-			};
-		end = cur ? ctx_boundary(cur, f, n, n == depth && depth < cap) : n;
-		if (end >= 0)
-			break;
-		memset(raw, 0, (size_t)n * sizeof *raw);
-		depth = cap;
-	}
-	int complete = cur ? cur->complete : n < cap && n > 0 && culprit_unwind_is_root(t, (uintptr_t)raw[n - 1]);
-	memset(raw, 0, (size_t)n * sizeof *raw);
-
-	/* Innermost: us, then the runtime's own creation machinery. */
-	int first = 0;
-	while (first < n && (f[first].flags & CULPRIT_FRAME_OURS))
-		first++;
-	while (runtime && first < n && runtime(f[first].addr))
-		first++;
-	for (; skip > 0 && first < n; skip--)
-		first++;
-	if (end < first)
-		end = first;
-	int count = 0;
-	for (int i = first; i < end; i++)
-		count += !(f[i].flags & CULPRIT_FRAME_OURS);
-
-	struct culprit_ctx *r = NULL;
-	int c = class_for(count);
-	if (pool && count <= (MIN_FRAMES << (NCLASSES - 1)))
-		r = pool_alloc(pool, c);
-	if (r) {
-		atomic_init(&r->refs, 1);
-		r->size_class = (uint8_t)c;
-		r->pool = pool;
-		r->flags = (uint8_t)flags;
-		atomic_init(&r->claimed, 0);
-		r->boundary = boundary;
-		r->complete = (uint8_t)complete;
-		r->nframes = 0;
-		for (int i = first; i < end; i++)
-			if (!(f[i].flags & CULPRIT_FRAME_OURS))
-				r->frame[r->nframes++] = f[i].addr;
-		culprit_ctx_hold(cur);
-		r->parent = cur;
-		r->next_free = NULL;
-	}
-	t->counter[CNT_CAPTURES]++;
-	expected = THREAD_BUSY;
-	atomic_compare_exchange_strong(&t->state, &expected, THREAD_LIVE);
-	return r;
+	return ctx ? (ctx->boundary ? ctx->boundary : culprit_boundary_collector) : NULL;
 }

@@ -41,6 +41,7 @@ const char *const culprit_counter_names[CNT_MAX] = {
 	[CNT_UNKNOWN_FRAMES] = "frames:unknown_module",
 	[CNT_HANDLER_NS] = "collector:handler_ns",
 	[CNT_CAPTURES] = "context:captures",
+	[CNT_CAPTURES_UNWOUND] = "context:captures_unwound",
 };
 
 /* async-signal-safe */
@@ -60,11 +61,15 @@ static void reset_slot(struct culprit_thread *t)
 	/* Records from the pool may outlive the thread; the pool stays with
 	 * the slot and serves the next thread in it. */
 	struct ctx_pool *pool = t->ctx_pool;
+	/* Captures are remembered by stack address: not the new thread's. */
+	struct capture_memo *memo = t->capture_memo;
+	capture_forget(memo);
 	/* The scratch arrays stay zero between samples (unwind.c relies on
 	 * raw[] being zero), so clear everything but the link. */
 	memset((char *)t + sizeof t->state, 0, sizeof *t - sizeof t->state);
 	t->next = next;
 	t->ctx_pool = pool;
+	t->capture_memo = memo;
 	t->creator_seq = MFILE_NONE;
 	t->creator_node = MFILE_NONE;
 	for (int i = 0; i < EVENT_MAX; i++)

@@ -30,7 +30,7 @@
 
 #include <stdint.h>
 
-#define CULPRIT_PLUGIN_ABI 3
+#define CULPRIT_PLUGIN_ABI 4
 
 /* One element of a path.  Native frames carry an address, which the core
  * maps to (module, offset) when it inserts the path; logical frames carry
@@ -76,6 +76,17 @@ struct culprit_ctx;
  * Not for signal handlers. */
 struct culprit_ctx *culprit_ctx_capture(int (*runtime)(uint64_t addr),
 					culprit_boundary_fn boundary, unsigned flags);
+/* culprit_ctx_capture for a runtime that knows where the creating code's
+ * frames are on the stack: RA_SLOT is the stack address that holds the
+ * return address into the innermost of them (the creating call's), and
+ * WORK_ENTRY the address of the runtime's frame that entered the work the
+ * thread runs (0: none).  Captures made at the same place are then
+ * remembered and checked against the stack instead of unwound: a few loads
+ * rather than a walk through the runtime's frames.  RA_SLOT 0: as
+ * culprit_ctx_capture.  Not for signal handlers. */
+struct culprit_ctx *culprit_ctx_capture_at(uintptr_t ra_slot, uintptr_t work_entry,
+					   int (*runtime)(uint64_t addr),
+					   culprit_boundary_fn boundary, unsigned flags);
 /* Reference counting; a record lives while referenced.  Any thread.
  * async-signal-safe. */
 void culprit_ctx_hold(struct culprit_ctx *ctx);

@@ -227,15 +227,31 @@ static void on_thread_end(ompt_data_t *thread_data)
 		atomic_store(&me.slot->team, NULL);
 }
 
+/* The creating code's context, where libomp was entered from it: FRAME is
+ * the encountering task's, whose enter frame is libomp's entry point's
+ * frame (its return address, at +8, is CODEPTR's), and whose exit frame is
+ * libomp's frame that started the encountering task.  Checked, so that an
+ * entry point that sets it otherwise is unwound instead. */
+static struct culprit_ctx *capture(const ompt_frame_t *frame, const void *codeptr, unsigned flags)
+{
+	uintptr_t slot = 0, entry = 0;
+	if (frame && codeptr && frame->enter_frame.ptr &&
+	    (frame->enter_frame_flags & ompt_frame_framepointer)) {
+		slot = (uintptr_t)frame->enter_frame.ptr + sizeof(void *);
+		if (*(void *const *)slot != codeptr)
+			slot = 0;
+		entry = (uintptr_t)frame->exit_frame.ptr;
+	}
+	return culprit_ctx_capture_at(slot, entry, is_libomp, omp_boundary, flags);
+}
+
 static void on_parallel_begin(ompt_data_t *task, const ompt_frame_t *frame, ompt_data_t *parallel,
 			      unsigned int requested, int flags, const void *codeptr)
 {
 	(void)task;
-	(void)frame;
 	(void)requested;
 	(void)flags;
-	(void)codeptr;
-	parallel->ptr = culprit_ctx_capture(is_libomp, omp_boundary, 0);
+	parallel->ptr = capture(frame, codeptr, 0);
 }
 
 static void on_parallel_end(ompt_data_t *parallel, ompt_data_t *task, int flags,
@@ -316,9 +332,7 @@ static void on_task_create(ompt_data_t *parent, const ompt_frame_t *frame, ompt_
 			   int flags, int has_dependences, const void *codeptr)
 {
 	(void)parent;
-	(void)frame;
 	(void)has_dependences;
-	(void)codeptr;
 	if (flags & ompt_task_initial) {
 		task->ptr = NULL;
 		return;
@@ -326,8 +340,7 @@ static void on_task_create(ompt_data_t *parent, const ompt_frame_t *frame, ompt_
 	/* An undeferred task runs at once, inside its creator's frames: it
 	 * needs its record only for the tasks it creates. */
 	int undeferred = (flags & ompt_task_undeferred) != 0;
-	task->ptr = culprit_ctx_capture(is_libomp, omp_boundary,
-					undeferred ? CULPRIT_CTX_INLINE : CULPRIT_CTX_QUEUED);
+	task->ptr = capture(frame, codeptr, undeferred ? CULPRIT_CTX_INLINE : CULPRIT_CTX_QUEUED);
 	/* Queued, for waiting workers to take; counted where it starts too
 	 * (task_schedule), which needs its record. */
 	if (!undeferred && task->ptr)
