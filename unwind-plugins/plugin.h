@@ -60,9 +60,6 @@ int culprit_boundary_collector(const struct culprit_frame *frame, int n, int par
 /* A logical context record; plugins use it through the functions below. */
 struct culprit_ctx;
 
-/* Don't-switch flag: work that runs inside its creator's native frames
- * (an OpenMP undeferred task) needs no record of its own to be placed. */
-#define CULPRIT_CTX_INLINE 0x1
 /* A task that waits in a queue until some worker starts it: the plugin
  * counts it as queued until then. */
 #define CULPRIT_CTX_QUEUED 0x2

@@ -67,6 +67,7 @@ static int active;
 struct suspended {
 	uint8_t state, cause;	/* its worker state */
 	struct culprit_ctx *ctx;	/* its record (the implicit case restores it) */
+	const ompt_data_t *task;	/* the task (NULL: a region's encountering task) */
 };
 
 /* The runtime's threads.  TEAM is the region (its record) whose implicit
@@ -265,17 +266,25 @@ static void on_parallel_end(ompt_data_t *parallel, ompt_data_t *task, int flags,
 	parallel->ptr = NULL;
 }
 
-static void push(struct culprit_ctx *ctx)
+static void push(struct culprit_ctx *ctx, const ompt_data_t *task)
 {
 	if (me.depth < MAX_NESTING)
-		me.stack[me.depth] = (struct suspended){ me.state, me.cause, ctx };
+		me.stack[me.depth] = (struct suspended){ me.state, me.cause, ctx, task };
 	me.depth++;
+}
+
+/* Whether TASK is the one suspended on this thread under the task it runs
+ * now: a switch to it goes back down, it starts nothing on top. */
+static int suspended_below(const ompt_data_t *task)
+{
+	return task && me.depth > 0 && me.depth <= MAX_NESTING &&
+	       me.stack[me.depth - 1].task == task;
 }
 
 /* Pops what was suspended; returns it (zeroed beyond the stack's room). */
 static struct suspended pop(void)
 {
-	struct suspended s = { CULPRIT_WORKING, 0, NULL };
+	struct suspended s = { CULPRIT_WORKING, 0, NULL, NULL };
 	if (me.depth > 0 && --me.depth < MAX_NESTING)
 		s = me.stack[me.depth];
 	return s;
@@ -302,7 +311,7 @@ static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parall
 		struct culprit_ctx *region = parallel ? parallel->ptr : NULL;
 		culprit_ctx_hold(region);
 		task->ptr = region;
-		push(culprit_ctx_set(region));
+		push(culprit_ctx_set(region), NULL);
 		me.regions++;
 		if (index != 0 && me.worker && me.slot) {
 			me.team = region;
@@ -337,10 +346,10 @@ static void on_task_create(ompt_data_t *parent, const ompt_frame_t *frame, ompt_
 		task->ptr = NULL;
 		return;
 	}
-	/* An undeferred task runs at once, inside its creator's frames: it
-	 * needs its record only for the tasks it creates. */
+	/* An undeferred task runs at once, inside its creator's frames; the
+	 * others wait in a queue. */
 	int undeferred = (flags & ompt_task_undeferred) != 0;
-	task->ptr = capture(frame, codeptr, undeferred ? CULPRIT_CTX_INLINE : CULPRIT_CTX_QUEUED);
+	task->ptr = capture(frame, codeptr, undeferred ? 0 : CULPRIT_CTX_QUEUED);
 	/* Queued, for waiting workers to take; counted where it starts too
 	 * (task_schedule), which needs its record. */
 	if (!undeferred && task->ptr)
@@ -354,26 +363,33 @@ static void on_task_schedule(ompt_data_t *prior, ompt_task_status_t status, ompt
 	struct culprit_ctx *next_ctx = next ? next->ptr : NULL;
 	struct culprit_ctx *prev_ctx = culprit_ctx_get();
 
-	/* An undeferred task runs inside its creator's frames: the creator's
-	 * record still places it right. */
-	unsigned next_flags = culprit_ctx_flags(next_ctx);
-	if (!(next_flags & CULPRIT_CTX_INLINE)) {
-		culprit_ctx_set(next_ctx);
-		/* Its start, not a resumption. */
-		if ((next_flags & CULPRIT_CTX_QUEUED) && culprit_ctx_claim(next_ctx))
-			count_task(1);
-	}
-	if (done) {
-		/* Back to the task this one ran on top of, in its state. */
+	/* Every task runs under its own record, an undeferred one too: its
+	 * samples are cut where it was entered, inside its creator's frames,
+	 * and continue with where it was created. */
+	culprit_ctx_set(next_ctx);
+	/* Its start, not a resumption. */
+	if ((culprit_ctx_flags(next_ctx) & CULPRIT_CTX_QUEUED) && culprit_ctx_claim(next_ctx))
+		count_task(1);
+	/* Back to the task this one ran on top of, in its state: the prior
+	 * task ended, or it was set aside.  An untied task is set aside at
+	 * its task scheduling points (clang's untied tasks start with one):
+	 * it queues its own continuation and libomp reports a switch back to
+	 * the task it ran on top of, here; wherever it goes on, a switch to
+	 * it says so there. */
+	if (done || suspended_below(next)) {
+		int kept = me.depth > 0 && me.depth <= MAX_NESTING;
 		struct suspended was = pop();
+		/* The record it ran under as it was set aside. */
+		if (kept)
+			culprit_ctx_set(was.ctx);
 		set_state(was.state, was.cause);
-		if (prior) {
+		if (done && prior) {
 			culprit_ctx_release(prior->ptr);
 			prior->ptr = NULL;
 		}
 		return;
 	}
-	push(prev_ctx);	/* the prior task waits under the next one */
+	push(prev_ctx, prior);	/* the prior task waits under the next one */
 	set_state(CULPRIT_WORKING, 0);
 }
 
