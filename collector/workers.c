@@ -27,9 +27,10 @@
  * thread, which is late only because it is being sampled.  Counting them
  * as idle would blame a whole sampling period of idleness on a wait that
  * the sample itself caused.  So a sample counts each worker in the state
- * it was in when the counter overflowed: the state before, when the
+ * it was in when the sampled thread stopped: the state before, when the
  * current one began later than that.  (A worker that changed twice since
- * is counted in the state it left last.)
+ * is counted in the state it left last.)  That moment is not taken before
+ * the sampled thread's own state began.
  *
  * Lock-free and async-signal-safe.
  */
@@ -161,6 +162,14 @@ void workers_counts(struct worker_counts *out, uint64_t at, const struct culprit
 	unsigned n = atomic_load_explicit(&nslots, memory_order_acquire);
 	uint64_t at_bits = stamp_bits(at);
 	const struct worker_slot *mine = self ? self->worker_slot : NULL;
+	/* Not before the sampled thread's own state began: earlier, it was
+	 * not doing what it was sampled doing (waiting, say, while the others
+	 * waited too), and the others' states then are not its blame. */
+	if (at && mine) {
+		uint64_t began = word_stamp(atomic_load_explicit(&mine->word, memory_order_relaxed));
+		if ((int64_t)(began - at_bits) > 0)
+			at_bits = began;
+	}
 
 	*out = (struct worker_counts){ 0 };
 	for (unsigned i = 0; i < n && i < MAX_WORKERS; i++) {
