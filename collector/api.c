@@ -54,7 +54,11 @@ EXPORT __attribute__((noinline)) void culprit_task_run(culprit_task *task, void 
 	int waited = state == CULPRIT_IDLE || state == CULPRIT_WAITING;
 	if (waited)
 		culprit_worker_set(CULPRIT_WORKING, 0);
+	/* The task is the program's work, even when our caller's is ours. */
+	unsigned measuring = culprit_measuring;
+	culprit_measuring = 0;
 	fn(arg);
+	culprit_measuring = measuring;
 	/* A frame of ours stays on the stack below FN: the boundary. */
 	__asm__ volatile("" ::: "memory");
 	if (waited)

@@ -216,6 +216,7 @@ static struct culprit_ctx *capture_unwinding(struct culprit_thread *t, int (*run
 struct culprit_ctx *ctx_capture(int (*runtime)(uint64_t addr), int skip,
 				culprit_boundary_fn boundary, unsigned flags)
 {
+	CULPRIT_MEASURED;
 	struct culprit_thread *t = culprit_thread_self();
 	return t ? capture_unwinding(t, runtime, skip, boundary, flags, NULL, 0) : NULL;
 }
@@ -230,6 +231,7 @@ struct culprit_ctx *culprit_ctx_capture_at(uintptr_t ra_slot, uintptr_t work_ent
 					   int (*runtime)(uint64_t addr),
 					   culprit_boundary_fn boundary, unsigned flags)
 {
+	CULPRIT_MEASURED;
 	struct culprit_thread *t = culprit_thread_self();
 	if (!t)
 		return NULL;

@@ -63,7 +63,10 @@ enum {
 	COL_WORK = 1,		/* sum of the event's measured deltas */
 	COL_IDLENESS = 2,	/* work * n_idle / n_working, blamed here */
 	COL_IDLE_CAUSE = 3,	/* the same split by cause: 4 columns */
-	COLS_PER_EVENT = 3 + CULPRIT_IDLE_CAUSES
+	/* Samples taken in culprit's own work (callbacks, captures): their
+	 * value, kept out of the program's work. */
+	COL_MEASUREMENT = 3 + CULPRIT_IDLE_CAUSES,
+	COLS_PER_EVENT
 };
 HIDDEN extern const char *const culprit_column_names[COLS_PER_EVENT];
 #define NCOLUMNS (culprit_config.nevents * COLS_PER_EVENT)
@@ -198,7 +201,8 @@ enum thread_counter {
 	CNT_SIGNALS,		/* sample signals received */
 	CNT_SAMPLES,		/* samples recorded in the tree */
 	CNT_IDLE,		/* samples while the thread was an idle worker */
-	CNT_DROP_COLLECTOR,	/* landed in culprit's own code */
+	CNT_MEASUREMENT,	/* landed in culprit's own work: the measurement metric */
+	CNT_DROP_BUSY,		/* came while the thread unwound for a capture */
 	CNT_DROP_MEMORY,	/* the tree was at its node limit */
 	CNT_DROP_EMPTY,		/* duplicate signal: no new counter value */
 	CNT_FOREIGN,		/* our signal number, but not from our sources */
@@ -229,7 +233,6 @@ struct culprit_thread {
 	struct cct cct;
 	struct sample_source src[EVENT_MAX];
 	uint64_t counter[CNT_MAX];
-	_Atomic uint64_t dropped_busy;	/* samples that came while we were capturing */
 	_Atomic(struct culprit_ctx *) ctx;	/* the record the thread's work runs under */
 	struct ctx_pool *ctx_pool;	/* where its records come from; kept with the slot */
 	struct capture_memo *capture_memo;	/* remembered captures (capture.c); kept */

@@ -54,6 +54,7 @@ int plugins_index(const struct culprit_plugin *ops)
 
 void plugins_thread_create(void *cookies[])
 {
+	CULPRIT_MEASURED;
 	for (int i = 0; i < nactive; i++) {
 		cookies[i] = NULL;
 		if (active[i]->thread_create)
@@ -63,6 +64,7 @@ void plugins_thread_create(void *cookies[])
 
 void plugins_thread_begin(void *cookies[])
 {
+	CULPRIT_MEASURED;
 	for (int i = 0; i < nactive; i++)
 		if (active[i]->thread_begin)
 			active[i]->thread_begin(cookies ? cookies[i] : NULL);
@@ -70,6 +72,7 @@ void plugins_thread_begin(void *cookies[])
 
 void plugins_thread_end(void)
 {
+	CULPRIT_MEASURED;
 	for (int i = nactive - 1; i >= 0; i--)
 		if (active[i]->thread_end)
 			active[i]->thread_end();
@@ -77,6 +80,7 @@ void plugins_thread_end(void)
 
 void plugins_fork_child(void)
 {
+	CULPRIT_MEASURED;
 	for (int i = 0; i < nactive; i++)
 		if (active[i]->fork_child)
 			active[i]->fork_child();

@@ -1,7 +1,8 @@
 /* sample.c - the sample signal handler: one sample, start to finish.
  *
  *   1. identify the source that sent the signal and read its delta
- *   2. drop samples that landed in the collector itself
+ *   2. samples in culprit's own work (its code, or while culprit_measuring
+ *      says so) go to the measurement metric at their context, no further
  *   3. read the thread's worker state: idle workers add nothing to the tree
  *   4. unwind the native frames (unwind.c)
  *   5. place them in their logical context: if the thread's work runs
@@ -27,7 +28,10 @@ const char *const culprit_column_names[COLS_PER_EVENT] = {
 	[COL_IDLE_CAUSE + CULPRIT_IDLE_BARRIER] = "idleness:barrier",
 	[COL_IDLE_CAUSE + CULPRIT_IDLE_LOCK] = "idleness:lock",
 	[COL_IDLE_CAUSE + CULPRIT_IDLE_TASKWAIT] = "idleness:taskwait",
+	[COL_MEASUREMENT] = "measurement",
 };
+
+__thread unsigned culprit_measuring __attribute__((tls_model("initial-exec")));
 
 /* Sets PATH's root from how its unwind ended. */
 static void set_root(struct culprit_path *path, enum unwind_status status)
@@ -157,15 +161,68 @@ static void blame(double *m, uint64_t value, const struct worker_counts *n, int 
 	}
 }
 
-/* Records a sample of VALUE taken at stamp AT (0: now) in thread T. */
+/* Removes the innermost frames of PATH out to the first frames of ours and
+ * those: a sample in culprit's own work (which may be in a library it
+ * called) is kept where the program or its runtime called culprit.
+ * async-signal-safe. */
+static void cut_ours(struct culprit_path *path)
+{
+	int a = 0;
+	while (a < path->n && !(path->frame[a].flags & CULPRIT_FRAME_OURS) &&
+	       !culprit_in_collector(path->frame[a].addr))
+		a++;
+	if (a == path->n)
+		return;
+	int b = a;
+	while (b < path->n && ((path->frame[b].flags & CULPRIT_FRAME_OURS) ||
+			       culprit_in_collector(path->frame[b].addr)))
+		b++;
+	for (int i = b; i < path->n; i++)
+		path->frame[i - b] = path->frame[i];
+	path->n -= b;
+}
+
+/* The sample's path in thread T, placed and inserted: its leaf node, or
+ * CCT_NONE when the tree is full.  OURS: the sample is culprit's own work.
+ * async-signal-safe. */
+static uint32_t sampled_node(struct culprit_thread *t, const ucontext_t *uc, int ours,
+			     enum mfile_marker *marker)
+{
+	struct culprit_path path = {
+		.frame = t->frame,
+		.n = 0,
+		.max = (int)culprit_config.max_depth,
+		.root_kind = MFILE_NODE_ROOT,
+		.ucontext = uc,
+	};
+	enum unwind_status status = culprit_unwind(t, uc, &path);
+	if (ours)
+		cut_ours(&path);
+	place(t, &path, status);
+	uint32_t leaf = insert_path(t, &path);
+	if (leaf == CCT_NONE)
+		t->counter[CNT_DROP_MEMORY]++;
+	*marker = path.root_kind == MFILE_NODE_MARKER ? (enum mfile_marker)path.root_key : 0;
+	return leaf;
+}
+
+/* Records a sample of VALUE taken at stamp AT (0: now) in thread T;
+ * MEASURING: the thread was in culprit's own work. */
 static void record(struct culprit_thread *t, const ucontext_t *uc, int ev, uint64_t value,
-		   uint64_t at)
+		   uint64_t at, int measuring)
 {
 	uintptr_t pc = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
+	enum mfile_marker marker;
 
-	if (pc - culprit_process.text_start <
-	    culprit_process.text_end - culprit_process.text_start) {
-		t->counter[CNT_DROP_COLLECTOR]++;
+	/* Our own cost is measured where it was paid, but it is not the
+	 * program's work. */
+	if (measuring || culprit_in_collector(pc)) {
+		uint32_t leaf = sampled_node(t, uc, 1, &marker);
+		if (leaf != CCT_NONE) {
+			cct_node(&t->cct, leaf)->metric[ev * COLS_PER_EVENT + COL_MEASUREMENT] +=
+				(double)value;
+			t->counter[CNT_MEASUREMENT]++;
+		}
 		return;
 	}
 
@@ -187,24 +244,11 @@ static void record(struct culprit_thread *t, const ucontext_t *uc, int ev, uint6
 	if (worker)
 		workers_counts(&n, at, t);
 
-	struct culprit_path path = {
-		.frame = t->frame,
-		.n = 0,
-		.max = (int)culprit_config.max_depth,
-		.root_kind = MFILE_NODE_ROOT,
-		.ucontext = uc,
-	};
-	place(t, &path, culprit_unwind(t, uc, &path));
-
-	uint32_t leaf = insert_path(t, &path);
-	if (leaf == CCT_NONE) {
-		t->counter[CNT_DROP_MEMORY]++;
+	uint32_t leaf = sampled_node(t, uc, 0, &marker);
+	if (leaf == CCT_NONE)
 		return;
-	}
-	if (path.root_kind == MFILE_NODE_MARKER)
-		t->counter[path.root_key == MFILE_MARKER_TRUNCATED ? CNT_TRUNCATED
-								    : CNT_PARTIAL]++;
-
+	if (marker)
+		t->counter[marker == MFILE_MARKER_TRUNCATED ? CNT_TRUNCATED : CNT_PARTIAL]++;
 	double *m = cct_node(&t->cct, leaf)->metric + ev * COLS_PER_EVENT;
 	m[COL_SAMPLES] += 1;
 	m[COL_WORK] += (double)value;
@@ -217,6 +261,7 @@ static void record(struct culprit_thread *t, const ucontext_t *uc, int ev, uint6
 void culprit_sample_handler(int sig, siginfo_t *info, void *ucv)
 {
 	int saved_errno = errno;
+	int measuring = culprit_measuring != 0;
 	struct culprit_thread *t = culprit_thread_self();
 	int ev = t ? source_identify(t->src, culprit_config.nevents, info) : -1;
 
@@ -240,7 +285,7 @@ void culprit_sample_handler(int sig, siginfo_t *info, void *ucv)
 		/* Capturing a context (context.c), or being written out (its
 		 * counters are final then). */
 		if (expected == THREAD_BUSY)
-			atomic_fetch_add_explicit(&t->dropped_busy, 1, memory_order_relaxed);
+			t->counter[CNT_DROP_BUSY]++;
 		errno = saved_errno;
 		return;
 	}
@@ -249,7 +294,8 @@ void culprit_sample_handler(int sig, siginfo_t *info, void *ucv)
 	t->counter[CNT_SIGNALS]++;
 	uint64_t value, when;
 	if (source_delta(&t->src[ev], &value, &when) == 0)
-		record(t, ucv, ev, value, when ? culprit_stamp_at(stopped_at(when), t0) : 0);
+		record(t, ucv, ev, value, when ? culprit_stamp_at(stopped_at(when), t0) : 0,
+		       measuring);
 	else
 		t->counter[CNT_DROP_EMPTY]++;
 	t->counter[CNT_HANDLER_NS] += culprit_now_monotonic() - t0;

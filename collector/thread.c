@@ -31,7 +31,8 @@ const char *const culprit_counter_names[CNT_MAX] = {
 	[CNT_SIGNALS] = "signals",
 	[CNT_SAMPLES] = "samples",
 	[CNT_IDLE] = "idle_samples",
-	[CNT_DROP_COLLECTOR] = "dropped:in_collector",
+	[CNT_MEASUREMENT] = "measurement_samples",
+	[CNT_DROP_BUSY] = "dropped:busy",
 	[CNT_DROP_MEMORY] = "dropped:tree_full",
 	[CNT_DROP_EMPTY] = "dropped:no_new_value",
 	[CNT_FOREIGN] = "foreign_signals",
@@ -156,6 +157,7 @@ static void open_sources(struct culprit_thread *t)
 
 struct culprit_thread *culprit_thread_begin(int is_main, void *cookies[])
 {
+	CULPRIT_MEASURED;
 	if (!culprit_config.active || atomic_load(&culprit_process.finishing))
 		return NULL;
 	struct culprit_thread *t = slot_get();
@@ -235,6 +237,7 @@ static void release(struct culprit_thread *t)
 
 void culprit_thread_end(uint32_t reason)
 {
+	CULPRIT_MEASURED;
 	struct culprit_thread *t = self;
 
 	if (!t)

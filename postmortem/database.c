@@ -75,6 +75,10 @@ const char db_schema_sql[] =
 	"CREATE TABLE overhead_rules (\n"
 	"  rank INTEGER PRIMARY KEY, field TEXT, pattern TEXT, type TEXT, origin TEXT);\n"
 	/* Contexts worth a look, with what to do about them. */
+	/* How far the figures can be trusted (quality.c). */
+	"CREATE TABLE measurement_quality (\n"
+	"  item TEXT PRIMARY KEY, value REAL, unit TEXT, percent REAL, advice TEXT)\n"
+	"  WITHOUT ROWID;\n"
 	"CREATE TABLE diagnoses (\n"
 	"  context_id INTEGER REFERENCES contexts(id), event TEXT, diagnosis TEXT, advice TEXT,\n"
 	"  rank INTEGER, effort REAL, effort_percent REAL, idleness_percent REAL,\n"

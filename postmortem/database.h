@@ -9,7 +9,7 @@
 #include <sqlite3.h>
 #include <stddef.h>
 
-#define DB_SCHEMA_VERSION 2
+#define DB_SCHEMA_VERSION 3
 
 /* The CREATE statements of the current schema. */
 extern const char db_schema_sql[];

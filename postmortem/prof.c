@@ -19,6 +19,7 @@
 #include "merge.h"
 #include "mfile_format.h"
 #include "overhead.h"
+#include "quality.h"
 #include "pm.h"
 #include "symbolize.h"
 
@@ -308,6 +309,9 @@ static const char *metric_description(const char *name)
 		return "work minus overhead: the program's own computation";
 	if (strcmp(name, "effort") == 0)
 		return "work plus idleness: everything the workers spent, working or not";
+	if (strcmp(name, "measurement") == 0)
+		return "the event's value in samples taken in culprit's own work (its callbacks "
+		       "and captures), where it was paid: the measurement's cost, not in work";
 	return "";
 }
 
@@ -754,6 +758,7 @@ int cmd_prof(int argc, char **argv)
 	progress_start("writing");
 	progress_update("%zu contexts", tree->n);
 	write_events(db, tree);
+	quality_write(db);
 	write_tree(db, tree);
 	progress_update("%zu per-thread values", w.nrows);
 	write_thread_rows(&w);
@@ -766,6 +771,8 @@ int cmd_prof(int argc, char **argv)
 	write_thresholds(db, &th);
 	write_rules(db, &rules);
 	write_modules(db, sym);
+	char warning[1024];
+	int warn = quality_warning(db, warning, sizeof warning);
 	progress_update("indexes");
 	db_finish_load(db);
 	progress_update("committing");
@@ -781,6 +788,8 @@ int cmd_prof(int argc, char **argv)
 		unlink(tmp);
 		return 1;
 	}
+	if (warn)
+		fprintf(stderr, "culprit: warning: %s\n", warning);
 	if (!quiet)
 		fprintf(stderr, "culprit: wrote %s: %zu process%s, %zu thread%s, %zu contexts "
 			"(%.2f s)%s\n", out, e.nproc, e.nproc == 1 ? "" : "es", e.nthread,

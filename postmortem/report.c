@@ -868,6 +868,44 @@ static const char summary_order[] =
 	"CASE metric WHEN 'idleness:serial' THEN 0 WHEN 'idleness:barrier' THEN 1 "
 	"WHEN 'idleness:lock' THEN 2 WHEN 'idleness:taskwait' THEN 3 ELSE 4 END";
 
+/* The summary's last part: what culprit took, and samples that lost part
+ * of their path (databases before schema 3 have none of it). */
+static int summary_quality(const struct report *r)
+{
+	static const char *const label[][2] = {
+		{ "culprit", "culprit itself" },
+		{ "culprit:callbacks", "  in its callbacks" },
+		{ "culprit:handler", "  in its sample handler" },
+		{ "samples", "samples taken" },
+		{ "samples:partial", "  with a partial path" },
+		{ "samples:truncated", "  cut at the depth limit" },
+		{ "samples:dropped", "  dropped" },
+	};
+	sqlite3_stmt *s = NULL;
+	if (sqlite3_prepare_v2(r->db, "SELECT value, unit, percent, advice FROM "
+			       "measurement_quality WHERE item = ?", -1, &s, NULL) != SQLITE_OK)
+		return 0;
+	if (!r->csv)
+		printf("\nhow far to trust it, %% of the threads' sampled time or of samples:\n");
+	for (size_t i = 0; i < sizeof label / sizeof label[0]; i++) {
+		sqlite3_bind_text(s, 1, label[i][0], -1, SQLITE_STATIC);
+		if (sqlite3_step(s) == SQLITE_ROW) {
+			double v = sqlite3_column_double(s, 0), p = sqlite3_column_double(s, 2);
+			const char *unit = (const char *)sqlite3_column_text(s, 1);
+			int secs = unit && strcmp(unit, "seconds") == 0;
+			if (r->csv)
+				printf(",,quality,%s,%s,%.9g,%.4f\n", label[i][0], unit ? unit : "", v, p);
+			else if (secs)
+				printf("%-28s %12s s %7.1f\n", label[i][1], amount("seconds", v), p);
+			else
+				printf("%-28s %12.0f   %7.1f\n", label[i][1], v, p);
+		}
+		sqlite3_reset(s);
+	}
+	sqlite3_finalize(s);
+	return 0;
+}
+
 static int summary(const struct report *r)
 {
 	if (need_schema2(r, "the effort metrics"))
@@ -981,7 +1019,7 @@ static int summary(const struct report *r)
 		       sqlite3_column_double(s, 9));
 	}
 	sqlite3_finalize(s);
-	return 0;
+	return summary_quality(r);
 }
 
 int cmd_report(int argc, char **argv)

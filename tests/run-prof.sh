@@ -9,7 +9,7 @@ command -v sqlite3 > /dev/null || skip_all "the sqlite3 program is not installed
 profile_e m CPUTIME@f4000 "$PROGRAMS/leaves" > /dev/null
 prof m
 check "prof: leaves: the database was written" [ -s m.db ]
-check "prof: schema version is 2" [ "$(sql m.db 'PRAGMA user_version')" = 2 ]
+check "prof: schema version is 3" [ "$(sql m.db 'PRAGMA user_version')" = 3 ]
 total=$(sql m.db "select total from metrics where event='cputime' and metric='work'")
 note "total CPU time $total s"
 for leaf in leaf_one:14.29 leaf_two:28.57 leaf_four:57.14; do

@@ -98,6 +98,24 @@ int culprit_ctx_claim(struct culprit_ctx *ctx);
 struct culprit_ctx *culprit_ctx_get(void);
 struct culprit_ctx *culprit_ctx_set(struct culprit_ctx *ctx);
 
+/* Culprit's own work on this thread, in progress when nonzero: plugins
+ * raise it for the length of their callbacks' bookkeeping (never around
+ * the program's code), so that samples taken meanwhile count as the
+ * measurement's cost (the `measurement` metric), not the program's work.
+ * The collector's own entry points raise it too.  Initial-exec TLS: one
+ * add and one subtract per callback (CULPRIT_MEASURED). */
+extern __thread unsigned culprit_measuring __attribute__((tls_model("initial-exec")));
+static inline void culprit_measure_end(unsigned *scope)
+{
+	(void)scope;
+	culprit_measuring--;
+}
+/* Culprit's own work from here to the end of the enclosing block, however
+ * it is left. */
+#define CULPRIT_MEASURED                                                     \
+	unsigned culprit_measure_scope                                       \
+		__attribute__((cleanup(culprit_measure_end), unused)) = culprit_measuring++
+
 /* Whether the collector is measuring this process. */
 int culprit_collecting(void);
 

@@ -200,6 +200,7 @@ static void end_team(struct culprit_ctx *region)
 
 static void on_thread_begin(ompt_thread_t type, ompt_data_t *thread_data)
 {
+	CULPRIT_MEASURED;
 	(void)thread_data;
 	memset(&me, 0, sizeof me);
 	if (type != ompt_thread_worker && type != ompt_thread_initial)
@@ -220,6 +221,7 @@ static void on_thread_begin(ompt_thread_t type, ompt_data_t *thread_data)
 
 static void on_thread_end(ompt_data_t *thread_data)
 {
+	CULPRIT_MEASURED;
 	(void)thread_data;
 	set_state(CULPRIT_NOT_WORKER, 0);
 	/* Slots are not reused; the collector's thread slot it names stays
@@ -249,6 +251,7 @@ static struct culprit_ctx *capture(const ompt_frame_t *frame, const void *codept
 static void on_parallel_begin(ompt_data_t *task, const ompt_frame_t *frame, ompt_data_t *parallel,
 			      unsigned int requested, int flags, const void *codeptr)
 {
+	CULPRIT_MEASURED;
 	(void)task;
 	(void)requested;
 	(void)flags;
@@ -258,6 +261,7 @@ static void on_parallel_begin(ompt_data_t *task, const ompt_frame_t *frame, ompt
 static void on_parallel_end(ompt_data_t *parallel, ompt_data_t *task, int flags,
 			    const void *codeptr)
 {
+	CULPRIT_MEASURED;
 	(void)task;
 	(void)flags;
 	(void)codeptr;
@@ -293,6 +297,7 @@ static struct suspended pop(void)
 static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parallel,
 			     ompt_data_t *task, unsigned int actual, unsigned int index, int flags)
 {
+	CULPRIT_MEASURED;
 	(void)actual;
 	if (flags & ompt_task_initial) {
 		/* The thread's initial task runs under what the thread
@@ -340,6 +345,7 @@ static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parall
 static void on_task_create(ompt_data_t *parent, const ompt_frame_t *frame, ompt_data_t *task,
 			   int flags, int has_dependences, const void *codeptr)
 {
+	CULPRIT_MEASURED;
 	(void)parent;
 	(void)has_dependences;
 	if (flags & ompt_task_initial) {
@@ -358,6 +364,7 @@ static void on_task_create(ompt_data_t *parent, const ompt_frame_t *frame, ompt_
 
 static void on_task_schedule(ompt_data_t *prior, ompt_task_status_t status, ompt_data_t *next)
 {
+	CULPRIT_MEASURED;
 	int done = status == ompt_task_complete || status == ompt_task_cancel ||
 		   status == ompt_task_detach || status == ompt_task_late_fulfill;
 	struct culprit_ctx *next_ctx = next ? next->ptr : NULL;
@@ -396,6 +403,7 @@ static void on_task_schedule(ompt_data_t *prior, ompt_task_status_t status, ompt
 static void on_sync_region_wait(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint,
 				ompt_data_t *parallel, ompt_data_t *task, const void *codeptr)
 {
+	CULPRIT_MEASURED;
 	(void)parallel;
 	(void)task;
 	(void)codeptr;
@@ -413,6 +421,7 @@ static void on_sync_region_wait(ompt_sync_region_t kind, ompt_scope_endpoint_t e
 static void on_mutex_acquire(ompt_mutex_t kind, unsigned int hint, unsigned int impl,
 			     ompt_wait_id_t wait_id, const void *codeptr)
 {
+	CULPRIT_MEASURED;
 	(void)hint;
 	(void)impl;
 	(void)wait_id;
@@ -426,6 +435,7 @@ static void on_mutex_acquire(ompt_mutex_t kind, unsigned int hint, unsigned int 
 
 static void on_mutex_acquired(ompt_mutex_t kind, ompt_wait_id_t wait_id, const void *codeptr)
 {
+	CULPRIT_MEASURED;
 	(void)kind;
 	(void)wait_id;
 	(void)codeptr;

@@ -1,0 +1,18 @@
+/* quality.h - how far a run's figures can be trusted (quality.c). */
+#ifndef CULPRIT_QUALITY_H
+#define CULPRIT_QUALITY_H
+
+#include <sqlite3.h>
+#include <stddef.h>
+
+/* Fills the measurement_quality table of DB from its thread counters and
+ * metric totals, which must be written already.  Exits on a database
+ * error (as db_exec does). */
+void quality_write(sqlite3 *db);
+
+/* Into BUF, one line (no newline) naming each item of DB's
+ * measurement_quality past 5% and what to do about it.  Returns whether
+ * there is one. */
+int quality_warning(sqlite3 *db, char *buf, size_t size);
+
+#endif
