@@ -66,27 +66,31 @@ struct unwound {
 static void unwind_creation(struct culprit_thread *t, const struct culprit_ctx *cur,
 			    int (*runtime)(uint64_t addr), int skip, struct unwound *u)
 {
-	struct culprit_frame *f = t->frame;
-	void **raw = t->raw;
 	int cap = (int)culprit_config.max_depth;
 	/* Under a record, only the frames out to its boundary are needed,
 	 * and in a task recursion the stack below is deep: look at the
-	 * innermost frames first, at all of them only if they do not do. */
-	int depth = cur && CAPTURE_FIRST < cap ? CAPTURE_FIRST : cap;
+	 * innermost frames first, at more only if they do not do. */
+	int depth = cur && CAPTURE_FIRST < cap ? CAPTURE_FIRST
+		    : cap < (int)t->scratch_cap ? cap : (int)t->scratch_cap;
 	int n, end;
 	for (;;) {
-		n = unw_backtrace(raw, depth);
+		n = unw_backtrace(t->raw, depth);
 		for (int i = 0; i < n; i++)
-			f[i] = (struct culprit_frame){
-				(uintptr_t)raw[i], 0, MFILE_NODE_FRAME,
-				(uint8_t)(culprit_in_collector((uintptr_t)raw[i]) ? CULPRIT_FRAME_OURS : 0)
+			t->frame[i] = (struct culprit_frame){
+				(uintptr_t)t->raw[i], 0, MFILE_NODE_FRAME,
+				(uint8_t)(culprit_in_collector((uintptr_t)t->raw[i]) ? CULPRIT_FRAME_OURS : 0)
 			};
-		end = cur ? ctx_boundary(cur, f, n, n == depth && depth < cap) : n;
-		if (end >= 0)
+		int more = n == depth && depth < cap;	/* the stack goes on */
+		end = cur ? ctx_boundary(cur, t->frame, n, more) : n;
+		if (end >= 0 && (cur || !more))
 			break;
-		memset(raw, 0, (size_t)n * sizeof *raw);
-		depth = cap;
+		memset(t->raw, 0, (size_t)n * sizeof *t->raw);
+		if (depth == (int)t->scratch_cap && scratch_reserve(t, 2 * t->scratch_cap) < 0)
+			cap = depth;	/* no more memory: this much will do */
+		depth = cap < (int)t->scratch_cap ? cap : (int)t->scratch_cap;
 	}
+	struct culprit_frame *f = t->frame;
+	void **raw = t->raw;
 	u->complete = !cur && n < cap && n > 0 && culprit_unwind_is_root(t, (uintptr_t)raw[n - 1]);
 	memset(raw, 0, (size_t)n * sizeof *raw);
 

@@ -26,19 +26,25 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <ucontext.h>
 
 #include "event_spec.h"
 #include "mfile_format.h"
 #include "plugin.h"
+#include "settings.h"
 
 #define HIDDEN __attribute__((visibility("hidden")))
 #define EXPORT __attribute__((visibility("default")))
 
 /* ---- configuration (process.c) ---------------------------------------- */
 
-#define CULPRIT_MAX_DEPTH_LIMIT 512	/* the most frames a sample keeps */
-#define CULPRIT_DEFAULT_MAX_DEPTH CULPRIT_MAX_DEPTH_LIMIT
-#define CULPRIT_DEFAULT_MAX_NODES (1u << 20)
+#define CULPRIT_MAX_DEPTH_LIMIT SETTING_MAX_DEPTH_MAX	/* the most frames a sample may keep */
+#define CULPRIT_DEFAULT_MAX_DEPTH SETTING_MAX_DEPTH_DEFAULT
+/* The most frames the unwinder looks at: past the depth limit, so that a
+ * path cut to the limit keeps its outermost frames. */
+#define CULPRIT_UNWIND_MAX (CULPRIT_MAX_DEPTH_LIMIT + CULPRIT_PATH_OUTER + 64)
+#define CULPRIT_PATH_OUTER 64u		/* outermost frames a cut path keeps */
+#define CULPRIT_DEFAULT_MAX_NODES SETTING_MAX_NODES_DEFAULT
 
 struct culprit_config {
 	int active;			/* 1 when CULPRIT_OUTPUT names a directory */
@@ -109,6 +115,16 @@ HIDDEN void culprit_process_note_exit(int status);
 /* ---- the calling-context tree (cct.c) ---------------------------------- */
 
 #define CCT_NONE 0xffffffffu
+
+/* A record chain's place in a thread's tree: the node its frames lead to,
+ * remembered per thread by the chain's content (path.c). */
+#define RECORD_NODES 256
+struct record_node {
+	uint64_t chain;		/* the chain (ctx_chain); 0: none */
+	uint32_t node;		/* its innermost frame's node */
+	uint32_t depth;		/* frames from the root to it */
+	uint32_t gen;		/* load map generation it was found with */
+};
 
 struct cct_node {
 	uint32_t parent;	/* CCT_NONE for the root */
@@ -217,7 +233,6 @@ enum thread_counter {
 };
 HIDDEN extern const char *const culprit_counter_names[CNT_MAX];
 
-#define PREFIX_MAX 1024		/* frames remembered from the last sample */
 
 struct culprit_thread {
 	_Atomic int state;		/* enum thread_state */
@@ -244,15 +259,19 @@ struct culprit_thread {
 	sigjmp_buf unwind_jmp;		/* where a fault in the unwinder lands */
 	uint64_t wakeups;		/* samples taken; lets sleeps restart */
 	void *altstack;			/* our sigaltstack, if we made one */
-	/* Scratch for the sample path, kept here rather than on the stack. */
-	void *raw[CULPRIT_MAX_DEPTH_LIMIT + 16];
-	struct culprit_frame frame[CULPRIT_MAX_DEPTH_LIMIT + 16];
+	/* Scratch for the sample path, mapped per thread slot and kept with
+	 * it; it grows as deep stacks need (scratch_reserve). */
+	void **raw;			/* native return addresses; kept all zero */
+	struct culprit_frame *frame;	/* the path being built */
+	uint32_t scratch_cap;		/* entries of raw and of frame */
 	/* The last sample's path, root first, to skip the shared prefix. */
-	uint64_t prefix_key[PREFIX_MAX];	/* address << 1 | exact */
-	uint32_t prefix_node[PREFIX_MAX];
+	uint64_t *prefix_key;		/* address << 1 | exact */
+	uint32_t *prefix_node;
+	uint32_t prefix_cap;		/* entries of both: max_depth + 1 */
 	uint32_t prefix_len;
 	uint32_t prefix_root;		/* tree node the prefix hangs from */
 	uint32_t prefix_map_gen;	/* load map generation it was made with */
+	struct record_node record_node[RECORD_NODES];	/* record chains' nodes (path.c) */
 };
 
 /* The calling thread's state, or NULL if it is not sampled.
@@ -283,6 +302,13 @@ HIDDEN void culprit_thread_signal_setup(struct culprit_thread *t);
 
 /* ---- the sample path (sample.c, unwind.c) -------------------------------- */
 
+/* Unwinds the sample interrupted at UC, places it in its logical context
+ * and inserts it into T's tree: the leaf node, or CCT_NONE when the tree
+ * is full.  OURS: the sample is culprit's own work (its path starts where
+ * the program called culprit).  *MARKER: how the path was cut, if it was.
+ * async-signal-safe. */
+HIDDEN uint32_t path_sample_node(struct culprit_thread *t, const ucontext_t *uc, int ours,
+				 enum mfile_marker *marker);
 /* The handler of our sample signal.  async-signal-safe. */
 HIDDEN void culprit_sample_handler(int sig, siginfo_t *info, void *uc);
 /* What an unwind found out beyond its frames. */
@@ -291,13 +317,22 @@ enum unwind_status {
 	UNWIND_PARTIAL,		/* stopped short of it (no information, a fault) */
 	UNWIND_TRUNCATED,	/* deeper than the depth cap */
 };
-/* Unwinds the interrupted context UC into PATH: native frames, innermost
- * first, culprit's own marked CULPRIT_FRAME_OURS.  async-signal-safe. */
+/* Unwinds the interrupted context UC into PATH (whose frames are T's
+ * scratch): native frames, innermost first, culprit's own marked
+ * CULPRIT_FRAME_OURS.  Under record CTX (NULL: none), only the innermost
+ * frames are looked at when CTX's boundary is among them (UNWIND_PARTIAL
+ * then; the boundary cuts the rest anyway).  async-signal-safe. */
 HIDDEN enum unwind_status culprit_unwind(struct culprit_thread *t, const void *uc,
-					 struct culprit_path *path);
+					 struct culprit_path *path, const struct culprit_ctx *ctx);
 /* Prepares libunwind for this thread outside signal context and records
  * the thread's root frame.  Not async-signal-safe. */
 HIDDEN void culprit_unwind_thread_init(struct culprit_thread *t, int is_main);
+/* Maps T's scratch for the sample path (raw, frame, prefix), or keeps
+ * what its slot has.  Returns 0 or -1.  Not in signal handlers. */
+HIDDEN int scratch_init(struct culprit_thread *t);
+/* Grows T's raw and frame scratch to at least NEED entries (up to
+ * CULPRIT_UNWIND_MAX).  Returns 0 or -1.  async-signal-safe. */
+HIDDEN int scratch_reserve(struct culprit_thread *t, uint32_t need);
 /* Called from the SIGSEGV/SIGBUS handler: if the fault happened while this
  * thread was unwinding, abandons the unwind (does not return).
  * async-signal-safe. */
@@ -313,9 +348,13 @@ HIDDEN int culprit_unwind_is_root(const struct culprit_thread *t, uintptr_t ip);
  * async-signal-safe. */
 HIDDEN int ctx_boundary(const struct culprit_ctx *ctx, const struct culprit_frame *frame, int n,
 			int partial);
-/* Appends CTX's frames and its ancestors' to PATH; -1 when PATH filled up.
+/* Appends CTX's frames and its ancestors' to PATH.  When they do not all
+ * fit in PATH->max, the middle ones are left out for a truncation marker,
+ * the outermost CULPRIT_PATH_OUTER kept, and PATH->cut set.
  * async-signal-safe. */
-HIDDEN int ctx_append(const struct culprit_ctx *ctx, struct culprit_path *path);
+HIDDEN void ctx_append(const struct culprit_ctx *ctx, struct culprit_path *path);
+/* The frames of CTX and its ancestors.  async-signal-safe. */
+HIDDEN size_t ctx_chain_frames(const struct culprit_ctx *ctx);
 HIDDEN int ctx_complete(const struct culprit_ctx *ctx);
 /* culprit_ctx_capture, also skipping SKIP frames after the runtime's. */
 HIDDEN struct culprit_ctx *ctx_capture(int (*runtime)(uint64_t addr), int skip,
@@ -325,6 +364,13 @@ HIDDEN struct culprit_ctx *ctx_capture(int (*runtime)(uint64_t addr), int skip,
  * they reach T's root when T has no record.  NULL without memory. */
 HIDDEN struct culprit_ctx *ctx_new(struct culprit_thread *t, const uint64_t *frame, int n,
 				   int complete, culprit_boundary_fn boundary, unsigned flags);
+/* A record's parent, the hash of its chain's frames and completeness (the
+ * same for chains that place work alike), and its frames (innermost
+ * first).  async-signal-safe. */
+HIDDEN const struct culprit_ctx *ctx_parent(const struct culprit_ctx *ctx);
+HIDDEN uint64_t ctx_chain(const struct culprit_ctx *ctx);
+HIDDEN uint32_t ctx_nframes(const struct culprit_ctx *ctx);
+HIDDEN const uint64_t *ctx_frames(const struct culprit_ctx *ctx, uint32_t *n);
 /* The boundary rule of CTX's work; NULL for no record. */
 HIDDEN culprit_boundary_fn ctx_rule(const struct culprit_ctx *ctx);
 /* Forgets the captures a thread remembered (its slot serves a new thread). */
@@ -370,6 +416,9 @@ HIDDEN void plugins_thread_end(void);
 HIDDEN void plugins_fork_child(void);
 /* async-signal-safe */
 HIDDEN void plugins_logical_unwind(struct culprit_path *path);
+/* Whether some plugin rewrites paths (logical_unwind): they must then be
+ * built whole.  async-signal-safe. */
+HIDDEN int plugins_rewrite_paths(void);
 /* Whether some plugin's runtime has tasks queued.  async-signal-safe. */
 HIDDEN int plugins_tasks_pending(void);
 

@@ -13,17 +13,20 @@
  */
 #define _GNU_SOURCE
 #include "collector.h"
+#include "hash.h"
 
 #include <string.h>
 
 #define CHUNK_SIZE (256 * 1024)
 #define MIN_FRAMES 8		/* size classes: 8, 16, ... 512 frames */
 #define NCLASSES 7
+#define LARGE 0xff		/* size class of longer records */
 
 struct culprit_ctx {
 	_Atomic uint32_t refs;
-	uint16_t nframes;	/* frames used */
-	uint8_t size_class;
+	uint32_t nframes;	/* frames used */
+	uint64_t chain;		/* hash of the chain's frames and completeness */
+	uint8_t size_class;	/* LARGE: a mapping of its own, not in a pool */
 	uint8_t complete;	/* the chain ends at a thread's real root */
 	uint8_t flags;		/* CULPRIT_CTX_* */
 	_Atomic uint8_t claimed;	/* culprit_ctx_claim() was called */
@@ -44,6 +47,13 @@ struct ctx_pool {
 static size_t class_bytes(int c)
 {
 	return sizeof(struct culprit_ctx) + ((size_t)MIN_FRAMES << c) * sizeof(uint64_t);
+}
+
+/* A record longer than the largest class (a thread created deep in a
+ * recursion) is a mapping of its own, freed when it is. */
+static size_t large_bytes(uint32_t nframes)
+{
+	return sizeof(struct culprit_ctx) + (size_t)nframes * sizeof(uint64_t);
 }
 
 static int class_for(int nframes)
@@ -114,7 +124,9 @@ void culprit_ctx_release(struct culprit_ctx *ctx)
 	while (ctx && atomic_fetch_sub_explicit(&ctx->refs, 1, memory_order_acq_rel) == 1) {
 		struct culprit_ctx *parent = ctx->parent;
 		struct ctx_pool *p = ctx->pool;
-		if (p == mine) {
+		if (ctx->size_class == LARGE) {
+			culprit_unmap(ctx, large_bytes(ctx->nframes));
+		} else if (p == mine) {
 			/* Ours: no other thread touches the free list.  (A
 			 * signal handler never frees.) */
 			ctx->next_free = p->free[ctx->size_class];
@@ -196,17 +208,42 @@ int ctx_boundary(const struct culprit_ctx *ctx, const struct culprit_frame *fram
 }
 
 /* async-signal-safe */
-int ctx_append(const struct culprit_ctx *ctx, struct culprit_path *path)
+size_t ctx_chain_frames(const struct culprit_ctx *ctx)
 {
+	size_t total = 0;
 	for (; ctx; ctx = ctx->parent)
-		for (int i = 0; i < ctx->nframes; i++) {
-			if (path->n == path->max)
-				return -1;
+		total += ctx->nframes;
+	return total;
+}
+
+/* async-signal-safe */
+void ctx_append(const struct culprit_ctx *ctx, struct culprit_path *path)
+{
+	size_t total = ctx_chain_frames(ctx);
+	size_t room = path->max > path->n ? (size_t)(path->max - path->n) : 0;
+	/* All of them, or the innermost and the outermost around a marker. */
+	size_t head = total, skip = 0;
+	if (total > room) {
+		size_t outer = room > 2 * CULPRIT_PATH_OUTER ? CULPRIT_PATH_OUTER : room / 2;
+		head = room > outer ? room - outer - 1 : 0;
+		skip = total - head - outer;
+	}
+	size_t seen = 0;
+	for (; ctx; ctx = ctx->parent)
+		for (uint32_t i = 0; i < ctx->nframes; i++, seen++) {
+			if (seen >= head && seen < head + skip) {
+				if (seen == head) {
+					path->frame[path->n++] = (struct culprit_frame){
+						MFILE_MARKER_TRUNCATED, 0, MFILE_NODE_MARKER, 0
+					};
+					path->cut = 1;
+				}
+				continue;
+			}
 			path->frame[path->n++] = (struct culprit_frame){
 				ctx->frame[i], 0, MFILE_NODE_FRAME, 0
 			};
 		}
-	return 0;
 }
 
 /* async-signal-safe */
@@ -219,10 +256,11 @@ struct culprit_ctx *ctx_new(struct culprit_thread *t, const uint64_t *frame, int
 			   int complete, culprit_boundary_fn boundary, unsigned flags)
 {
 	struct ctx_pool *pool = my_pool(t);
-	if (!pool || n > (MIN_FRAMES << (NCLASSES - 1)))
+	if (!pool)
 		return NULL;
-	int c = class_for(n);
-	struct culprit_ctx *r = pool_alloc(pool, c);
+	int large = n > (MIN_FRAMES << (NCLASSES - 1));
+	int c = large ? LARGE : class_for(n);
+	struct culprit_ctx *r = large ? culprit_map(large_bytes((uint32_t)n)) : pool_alloc(pool, c);
 	if (!r)
 		return NULL;
 	struct culprit_ctx *parent = atomic_load_explicit(&t->ctx, memory_order_relaxed);
@@ -233,12 +271,44 @@ struct culprit_ctx *ctx_new(struct culprit_thread *t, const uint64_t *frame, int
 	atomic_init(&r->claimed, 0);
 	r->boundary = boundary;
 	r->complete = (uint8_t)(parent ? parent->complete : complete);
-	r->nframes = (uint16_t)n;
+	r->nframes = (uint32_t)n;
+	/* Chains of the same frames place work in the same tree nodes, in
+	 * whatever records: path.c remembers nodes by this (64 bits: chains
+	 * that differ and hash alike are vanishingly rare). */
+	uint64_t h = parent ? parent->chain : hash_mix(0x63756c7072697400ull + r->complete);
+	for (int i = 0; i < n; i++)
+		h = hash_mix(h ^ frame[i]) + (uint64_t)i;
+	r->chain = h ? h : 1;
 	memcpy(r->frame, frame, (size_t)n * sizeof *frame);
 	culprit_ctx_hold(parent);
 	r->parent = parent;
 	r->next_free = NULL;
 	return r;
+}
+
+/* async-signal-safe */
+const struct culprit_ctx *ctx_parent(const struct culprit_ctx *ctx)
+{
+	return ctx->parent;
+}
+
+/* async-signal-safe */
+uint64_t ctx_chain(const struct culprit_ctx *ctx)
+{
+	return ctx->chain;
+}
+
+/* async-signal-safe */
+uint32_t ctx_nframes(const struct culprit_ctx *ctx)
+{
+	return ctx->nframes;
+}
+
+/* async-signal-safe */
+const uint64_t *ctx_frames(const struct culprit_ctx *ctx, uint32_t *n)
+{
+	*n = ctx->nframes;
+	return ctx->frame;
 }
 
 culprit_boundary_fn ctx_rule(const struct culprit_ctx *ctx)

@@ -102,3 +102,12 @@ int plugins_tasks_pending(void)
 			return 1;
 	return 0;
 }
+
+/* async-signal-safe */
+int plugins_rewrite_paths(void)
+{
+	for (int i = 0; i < nactive; i++)
+		if (active[i]->logical_unwind)
+			return 1;
+	return 0;
+}

@@ -88,10 +88,10 @@ static int read_config(void)
 	}
 	c->signo = (int)env_number("CULPRIT_SIGNAL", (uint32_t)(SIGRTMIN + 7),
 				   (uint32_t)SIGRTMIN, (uint32_t)SIGRTMAX);
-	c->max_depth = env_number("CULPRIT_MAX_DEPTH", CULPRIT_DEFAULT_MAX_DEPTH, 4,
-				  CULPRIT_MAX_DEPTH_LIMIT);
-	c->max_nodes = env_number("CULPRIT_MAX_NODES", CULPRIT_DEFAULT_MAX_NODES, 16,
-				  1u << 30);
+	c->max_depth = env_number("CULPRIT_MAX_DEPTH", SETTING_MAX_DEPTH_DEFAULT,
+				  SETTING_MAX_DEPTH_MIN, SETTING_MAX_DEPTH_MAX);
+	c->max_nodes = env_number("CULPRIT_MAX_NODES", SETTING_MAX_NODES_DEFAULT,
+				  SETTING_MAX_NODES_MIN, SETTING_MAX_NODES_MAX);
 	/* Measured by culprit run on this machine (driver/sample_lead.c). */
 	c->sample_lead_ns = env_number("CULPRIT_SAMPLE_LEAD", 0, 0, 1000000);
 	return 0;

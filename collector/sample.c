@@ -33,105 +33,6 @@ const char *const culprit_column_names[COLS_PER_EVENT] = {
 
 __thread unsigned culprit_measuring __attribute__((tls_model("initial-exec")));
 
-/* Sets PATH's root from how its unwind ended. */
-static void set_root(struct culprit_path *path, enum unwind_status status)
-{
-	path->root_kind = status == UNWIND_COMPLETE ? MFILE_NODE_ROOT : MFILE_NODE_MARKER;
-	path->root_key = status == UNWIND_TRUNCATED ? MFILE_MARKER_TRUNCATED
-			 : status == UNWIND_PARTIAL ? MFILE_MARKER_PARTIAL : 0;
-}
-
-/* Steps 5: the native frames placed in their logical context.
- * async-signal-safe. */
-static void place(struct culprit_thread *t, struct culprit_path *path, enum unwind_status status)
-{
-	struct culprit_ctx *ctx = atomic_load_explicit(&t->ctx, memory_order_acquire);
-	if (ctx) {
-		int b = ctx_boundary(ctx, path->frame, path->n, 0);
-		/* Found where the work began: what lies beyond (the runtime,
-		 * even an unwind that failed out there) no longer matters. */
-		if (b < path->n || status == UNWIND_COMPLETE) {
-			path->n = b;
-			status = ctx_append(ctx, path) < 0 ? UNWIND_TRUNCATED
-				 : ctx_complete(ctx) ? UNWIND_COMPLETE : UNWIND_PARTIAL;
-		}
-	}
-	set_root(path, status);
-	plugins_logical_unwind(path);
-	/* Our own frames have served; they are not the program's. */
-	int k = 0;
-	for (int i = 0; i < path->n; i++)
-		if (!(path->frame[i].flags & CULPRIT_FRAME_OURS))
-			path->frame[k++] = path->frame[i];
-	path->n = k;
-}
-
-/* Inserts PATH below its root and returns the leaf node, or CCT_NONE when
- * the tree is full.  The previous sample's path is remembered root first;
- * the part the two share is not looked up again.  async-signal-safe. */
-static uint32_t insert_path(struct culprit_thread *t, const struct culprit_path *path)
-{
-	struct cct *c = &t->cct;
-	uint32_t root = 0;
-	int refreshed = 0;
-
-	if (path->root_kind != MFILE_NODE_ROOT) {
-		root = cct_child(c, 0, path->root_kind, 0, 0, path->root_key);
-		if (root == CCT_NONE)
-			return CCT_NONE;
-	}
-
-	uint32_t gen = loadmap_generation();
-	uint32_t n = (uint32_t)path->n, j = 0, node = root;
-	if (t->prefix_root == root && t->prefix_map_gen == gen) {
-		uint32_t lim = n < t->prefix_len ? n : t->prefix_len;
-		while (j < lim) {
-			const struct culprit_frame *f = &path->frame[n - 1 - j];
-			uint64_t key = f->addr << 1 | (f->flags & MFILE_NODE_EXACT);
-			if (f->kind != MFILE_NODE_FRAME || t->prefix_key[j] != key)
-				break;
-			node = t->prefix_node[j++];
-		}
-	}
-
-	for (; j < n; j++) {
-		const struct culprit_frame *f = &path->frame[n - 1 - j];
-		uint32_t module = f->module;
-		uint64_t key = f->addr;
-		if (f->kind == MFILE_NODE_FRAME) {
-			module = loadmap_lookup(f->addr, &key);
-			if (!module && !refreshed) {
-				/* Perhaps a library loaded since the last refresh. */
-				refreshed = 1;
-				loadmap_refresh(1);
-				module = loadmap_lookup(f->addr, &key);
-				gen = loadmap_generation();
-			}
-			if (!module) {
-				key = f->addr;
-				t->counter[CNT_UNKNOWN_FRAMES]++;
-			}
-		}
-		node = cct_child(c, node, f->kind, f->flags, module, key);
-		if (node == CCT_NONE) {
-			t->prefix_len = j < PREFIX_MAX ? j : PREFIX_MAX;
-			return CCT_NONE;
-		}
-		if (j < PREFIX_MAX) {
-			/* Only native frames are remembered: plugin frames may
-			 * differ in ways the address does not show. */
-			t->prefix_key[j] = f->kind == MFILE_NODE_FRAME
-					   ? (f->addr << 1 | (f->flags & MFILE_NODE_EXACT))
-					   : ~0ull;
-			t->prefix_node[j] = node;
-		}
-	}
-	t->prefix_len = n < PREFIX_MAX ? n : PREFIX_MAX;
-	t->prefix_root = root;
-	t->prefix_map_gen = gen;
-	return node;
-}
-
 /* When the thread stopped running its own code for a sample that the
  * kernel time-stamped at WHEN: a little earlier, by the timer interrupt's
  * entry (on a virtual machine, the exit to the host: 4 us on our test VM),
@@ -141,6 +42,7 @@ static uint64_t stopped_at(uint64_t when)
 	uint64_t lead = culprit_config.sample_lead_ns;
 	return when > lead ? when - lead : when;
 }
+
 
 /* Adds the idleness blamed on a sample of VALUE to its node's metrics M,
  * from the counts N of a working (or waiting, but running tasks) thread.
@@ -161,51 +63,6 @@ static void blame(double *m, uint64_t value, const struct worker_counts *n, int 
 	}
 }
 
-/* Removes the innermost frames of PATH out to the first frames of ours and
- * those: a sample in culprit's own work (which may be in a library it
- * called) is kept where the program or its runtime called culprit.
- * async-signal-safe. */
-static void cut_ours(struct culprit_path *path)
-{
-	int a = 0;
-	while (a < path->n && !(path->frame[a].flags & CULPRIT_FRAME_OURS) &&
-	       !culprit_in_collector(path->frame[a].addr))
-		a++;
-	if (a == path->n)
-		return;
-	int b = a;
-	while (b < path->n && ((path->frame[b].flags & CULPRIT_FRAME_OURS) ||
-			       culprit_in_collector(path->frame[b].addr)))
-		b++;
-	for (int i = b; i < path->n; i++)
-		path->frame[i - b] = path->frame[i];
-	path->n -= b;
-}
-
-/* The sample's path in thread T, placed and inserted: its leaf node, or
- * CCT_NONE when the tree is full.  OURS: the sample is culprit's own work.
- * async-signal-safe. */
-static uint32_t sampled_node(struct culprit_thread *t, const ucontext_t *uc, int ours,
-			     enum mfile_marker *marker)
-{
-	struct culprit_path path = {
-		.frame = t->frame,
-		.n = 0,
-		.max = (int)culprit_config.max_depth,
-		.root_kind = MFILE_NODE_ROOT,
-		.ucontext = uc,
-	};
-	enum unwind_status status = culprit_unwind(t, uc, &path);
-	if (ours)
-		cut_ours(&path);
-	place(t, &path, status);
-	uint32_t leaf = insert_path(t, &path);
-	if (leaf == CCT_NONE)
-		t->counter[CNT_DROP_MEMORY]++;
-	*marker = path.root_kind == MFILE_NODE_MARKER ? (enum mfile_marker)path.root_key : 0;
-	return leaf;
-}
-
 /* Records a sample of VALUE taken at stamp AT (0: now) in thread T;
  * MEASURING: the thread was in culprit's own work. */
 static void record(struct culprit_thread *t, const ucontext_t *uc, int ev, uint64_t value,
@@ -217,7 +74,7 @@ static void record(struct culprit_thread *t, const ucontext_t *uc, int ev, uint6
 	/* Our own cost is measured where it was paid, but it is not the
 	 * program's work. */
 	if (measuring || culprit_in_collector(pc)) {
-		uint32_t leaf = sampled_node(t, uc, 1, &marker);
+		uint32_t leaf = path_sample_node(t, uc, 1, &marker);
 		if (leaf != CCT_NONE) {
 			cct_node(&t->cct, leaf)->metric[ev * COLS_PER_EVENT + COL_MEASUREMENT] +=
 				(double)value;
@@ -244,7 +101,7 @@ static void record(struct culprit_thread *t, const ucontext_t *uc, int ev, uint6
 	if (worker)
 		workers_counts(&n, at, t);
 
-	uint32_t leaf = sampled_node(t, uc, 0, &marker);
+	uint32_t leaf = path_sample_node(t, uc, 0, &marker);
 	if (leaf == CCT_NONE)
 		return;
 	if (marker)

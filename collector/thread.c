@@ -65,12 +65,22 @@ static void reset_slot(struct culprit_thread *t)
 	/* Captures are remembered by stack address: not the new thread's. */
 	struct capture_memo *memo = t->capture_memo;
 	capture_forget(memo);
-	/* The scratch arrays stay zero between samples (unwind.c relies on
-	 * raw[] being zero), so clear everything but the link. */
+	/* The sample path's scratch stays too (its raw part is kept zero). */
+	void **raw = t->raw;
+	struct culprit_frame *frame = t->frame;
+	uint32_t scratch_cap = t->scratch_cap, prefix_cap = t->prefix_cap;
+	uint64_t *prefix_key = t->prefix_key;
+	uint32_t *prefix_node = t->prefix_node;
 	memset((char *)t + sizeof t->state, 0, sizeof *t - sizeof t->state);
 	t->next = next;
 	t->ctx_pool = pool;
 	t->capture_memo = memo;
+	t->raw = raw;
+	t->frame = frame;
+	t->scratch_cap = scratch_cap;
+	t->prefix_key = prefix_key;
+	t->prefix_node = prefix_node;
+	t->prefix_cap = prefix_cap;
 	t->creator_seq = MFILE_NONE;
 	t->creator_node = MFILE_NONE;
 	for (int i = 0; i < EVENT_MAX; i++)
@@ -166,7 +176,8 @@ struct culprit_thread *culprit_thread_begin(int is_main, void *cookies[])
 	t->seq = is_main ? 0 : atomic_fetch_add(&culprit_process.thread_seq, 1);
 	t->tid = culprit_gettid();
 	t->start_realtime_ns = culprit_now_realtime();
-	if (cct_init(&t->cct, (uint32_t)NCOLUMNS, culprit_config.max_nodes) < 0) {
+	if (scratch_init(t) < 0 ||
+	    cct_init(&t->cct, (uint32_t)NCOLUMNS, culprit_config.max_nodes) < 0) {
 		atomic_store(&t->state, THREAD_FREE);
 		return NULL;
 	}
@@ -276,6 +287,7 @@ void culprit_thread_reopen_all(void)
 			continue;	/* stays CLOSED: unsampled */
 		memset(t->counter, 0, sizeof t->counter);
 		memset(t->idle_value, 0, sizeof t->idle_value);
+		memset(t->record_node, 0, sizeof t->record_node);	/* a new tree */
 		t->prefix_len = 0;
 		t->end_reason = 0;
 		t->end_realtime_ns = 0;

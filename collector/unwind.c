@@ -56,6 +56,62 @@ int culprit_unwinder_running(void)
 	return atomic_load(&unwinder_setup) || (t && t->in_unwind);
 }
 
+#define SCRATCH_FIRST 4096u	/* raw and frame entries a thread starts with */
+
+static size_t raw_bytes(uint32_t cap)
+{
+	return (size_t)cap * sizeof(void *);
+}
+
+static size_t frame_bytes(uint32_t cap)
+{
+	return (size_t)cap * sizeof(struct culprit_frame);
+}
+
+/* async-signal-safe */
+int scratch_reserve(struct culprit_thread *t, uint32_t need)
+{
+	if (need <= t->scratch_cap)
+		return 0;
+	if (need > CULPRIT_UNWIND_MAX)
+		return -1;
+	uint32_t cap = t->scratch_cap ? t->scratch_cap : SCRATCH_FIRST;
+	while (cap < need)
+		cap = cap > CULPRIT_UNWIND_MAX / 2 ? CULPRIT_UNWIND_MAX : 2 * cap;
+	/* Fresh mappings are zero, as raw must be between unwinds. */
+	void **raw = culprit_map(raw_bytes(cap));
+	struct culprit_frame *frame = culprit_map(frame_bytes(cap));
+	if (!raw || !frame) {
+		culprit_unmap(raw, raw_bytes(cap));
+		culprit_unmap(frame, frame_bytes(cap));
+		return -1;
+	}
+	/* A path being built keeps its frames (sample.c grows it mid-way). */
+	if (t->frame)
+		memcpy(frame, t->frame, frame_bytes(t->scratch_cap));
+	culprit_unmap(t->raw, raw_bytes(t->scratch_cap));
+	culprit_unmap(t->frame, frame_bytes(t->scratch_cap));
+	t->raw = raw;
+	t->frame = frame;
+	t->scratch_cap = cap;
+	return 0;
+}
+
+int scratch_init(struct culprit_thread *t)
+{
+	uint32_t prefix = culprit_config.max_depth + 1;
+	if (t->prefix_cap < prefix) {
+		culprit_unmap(t->prefix_key, (size_t)t->prefix_cap * sizeof *t->prefix_key);
+		culprit_unmap(t->prefix_node, (size_t)t->prefix_cap * sizeof *t->prefix_node);
+		t->prefix_key = culprit_map((size_t)prefix * sizeof *t->prefix_key);
+		t->prefix_node = culprit_map((size_t)prefix * sizeof *t->prefix_node);
+		t->prefix_cap = t->prefix_key && t->prefix_node ? prefix : 0;
+		if (!t->prefix_cap)
+			return -1;
+	}
+	return scratch_reserve(t, SCRATCH_FIRST);
+}
+
 void culprit_unwind_thread_init(struct culprit_thread *t, int is_main)
 {
 	void **buf = t->raw;
@@ -65,12 +121,12 @@ void culprit_unwind_thread_init(struct culprit_thread *t, int is_main)
 	 * pthread_once, pthread_setspecific and mmap: do that here rather
 	 * than in the signal handler. */
 	atomic_fetch_add(&unwinder_setup, 1);
-	n = unw_backtrace(buf, CULPRIT_MAX_DEPTH_LIMIT);
+	n = unw_backtrace(buf, (int)t->scratch_cap);
 	atomic_fetch_sub(&unwinder_setup, 1);
 	t->root_ip = 0;
-	if (!is_main && n > 0 && n < CULPRIT_MAX_DEPTH_LIMIT)
+	if (!is_main && n > 0 && n < (int)t->scratch_cap)
 		t->root_ip = (uintptr_t)buf[n - 1];
-	memset(buf, 0, sizeof t->raw);
+	memset(buf, 0, raw_bytes(t->scratch_cap));
 }
 
 /* async-signal-safe */
@@ -92,49 +148,37 @@ int culprit_unwind_is_root(const struct culprit_thread *t, uintptr_t ip)
 	return ip - culprit_process.entry < ENTRY_SPAN;
 }
 
-/* async-signal-safe */
-enum unwind_status culprit_unwind(struct culprit_thread *t, const void *ucv,
-				  struct culprit_path *path)
+/* Unwinds into T->raw at most LIMIT frames, catching memory faults (the
+ * frames gathered before one are kept).  Returns how many; *FAULTED says
+ * whether a fault ended it.  async-signal-safe. */
+static int backtrace_guarded(struct culprit_thread *t, int limit, int *faulted)
 {
-	const ucontext_t *uc = ucv;
-	uintptr_t pc = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
 	void **raw = t->raw;
-	int cap = (int)culprit_config.max_depth + SKIP_MAX;
-	volatile int faulted = 0;
-	int n = 0;
+	volatile int n = 0;
 
+	*faulted = 0;
 	t->in_unwind = 1;
 	if (sigsetjmp(t->unwind_jmp, 0) == 0) {
-		n = unw_backtrace(raw, cap);
+		n = unw_backtrace(raw, limit);
 		t->in_unwind = 0;
 	} else {
-		faulted = 1;
+		*faulted = 1;
 		t->counter[CNT_FAULTS]++;
 		n = 0;
-		while (n < cap && raw[n])
+		while (n < limit && raw[n])
 			n++;
 	}
+	return n;
+}
 
-	int k = 0;
-	while (k < n && k < SKIP_MAX && (uintptr_t)raw[k] != pc)
-		k++;
+/* PATH's frames: raw[K..N), the first of which is the interrupted one. */
+static void frames_from_raw(struct culprit_thread *t, int k, int n, struct culprit_path *path)
+{
+	path->frame = t->frame;
+	path->max = (int)t->scratch_cap;
 	path->n = 0;
-	if (k >= n || k >= SKIP_MAX) {
-		/* The unwinder did not get past the signal frame. */
-		path->frame[0] = (struct culprit_frame){ pc, 0, MFILE_NODE_FRAME, MFILE_NODE_EXACT };
-		path->n = 1;
-		memset(raw, 0, (size_t)n * sizeof *raw);
-		return UNWIND_PARTIAL;
-	}
-
-	int max = path->max;
-	int truncated = 0;
 	for (int i = k; i < n; i++) {
-		uintptr_t ip = (uintptr_t)raw[i];
-		if (path->n == max) {
-			truncated = 1;
-			break;
-		}
+		uintptr_t ip = (uintptr_t)t->raw[i];
 		uint8_t flags = i == k ? MFILE_NODE_EXACT : 0;
 		/* Our own frames (the thread trampoline, say) stay for now:
 		 * they mark where work handed to us began. */
@@ -142,11 +186,50 @@ enum unwind_status culprit_unwind(struct culprit_thread *t, const void *ucv,
 			flags |= CULPRIT_FRAME_OURS;
 		path->frame[path->n++] = (struct culprit_frame){ ip, 0, MFILE_NODE_FRAME, flags };
 	}
-	if (n == cap)
-		truncated = 1;
-	enum unwind_status status = truncated ? UNWIND_TRUNCATED
-				    : faulted || !culprit_unwind_is_root(t, (uintptr_t)raw[n - 1])
-				    ? UNWIND_PARTIAL : UNWIND_COMPLETE;
-	memset(raw, 0, (size_t)n * sizeof *raw);
-	return status;
+}
+
+/* Frames a sample under a record looks at first: the work's own frames
+ * usually end among them, however deep the tasks nest below. */
+#define FIRST_LOOK 64
+
+/* async-signal-safe */
+enum unwind_status culprit_unwind(struct culprit_thread *t, const void *ucv,
+				  struct culprit_path *path, const struct culprit_ctx *ctx)
+{
+	const ucontext_t *uc = ucv;
+	uintptr_t pc = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
+	int limit = ctx && FIRST_LOOK + SKIP_MAX < (int)t->scratch_cap ? FIRST_LOOK + SKIP_MAX
+									: (int)t->scratch_cap;
+	for (;;) {
+		int faulted;
+		int n = backtrace_guarded(t, limit, &faulted);
+		int k = 0;
+		while (k < n && k < SKIP_MAX && (uintptr_t)t->raw[k] != pc)
+			k++;
+		if (k >= n || k >= SKIP_MAX) {
+			/* The unwinder did not get past the signal frame. */
+			memset(t->raw, 0, raw_bytes((uint32_t)n));
+			path->frame = t->frame;
+			path->max = (int)t->scratch_cap;
+			path->frame[0] = (struct culprit_frame){ pc, 0, MFILE_NODE_FRAME, MFILE_NODE_EXACT };
+			path->n = 1;
+			return UNWIND_PARTIAL;
+		}
+		frames_from_raw(t, k, n, path);
+		uintptr_t outermost = (uintptr_t)t->raw[n - 1];
+		memset(t->raw, 0, raw_bytes((uint32_t)n));
+		if (n < limit || faulted)
+			return faulted || !culprit_unwind_is_root(t, outermost) ? UNWIND_PARTIAL
+										: UNWIND_COMPLETE;
+		/* The stack goes on.  Under a record, its boundary may be here. */
+		if (ctx && limit < (int)t->scratch_cap) {
+			if (ctx_boundary(ctx, path->frame, path->n, 1) >= 0)
+				return UNWIND_PARTIAL;
+			limit = (int)t->scratch_cap;
+			continue;
+		}
+		if (scratch_reserve(t, t->scratch_cap + 1) < 0)
+			return UNWIND_TRUNCATED;	/* deeper than we look at all */
+		limit = (int)t->scratch_cap;
+	}
 }

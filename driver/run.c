@@ -12,6 +12,7 @@
  */
 #define _GNU_SOURCE
 #include "driver.h"
+#include "settings.h"
 #include "mfile_format.h"
 
 #include <ctype.h>
@@ -52,15 +53,32 @@ static const char run_usage[] =
 	"      --openmp=MODE   GCC OpenMP programs: auto (default) runs those that need\n"
 	"                      libgomp on LLVM's libomp, whose regions culprit can see;\n"
 	"                      libomp always does (for scripts); native never does\n"
+	"      --max-depth=N   keep at most N frames per sample (4 to 1048576, default\n"
+	"                      65536); a deeper path keeps its innermost and outermost\n"
+	"                      frames around a <truncated> marker\n"
 	"  -q, --quiet         do not print where the measurements went\n"
 	"  -h, --help          show this help\n"
 	"\n"
-	"Environment: CULPRIT_MAX_DEPTH (frames per sample, default 512),\n"
+	"Environment: CULPRIT_MAX_DEPTH (as --max-depth),\n"
 	"CULPRIT_MAX_NODES (calling-context nodes per thread, default 1048576),\n"
 	"CULPRIT_SIGNAL (the real-time signal used for sampling),\n"
 	"CULPRIT_LIBOMP (the libomp.so.5 for --openmp).\n";
 
 static volatile sig_atomic_t child_pid;
+
+/* Whether VALUE of setting NAME (an option or a variable) is a number from
+ * LO to HI; if not, says so in one line.  An empty VALUE is the default. */
+static int setting_ok(const char *name, const char *value, unsigned lo, unsigned hi,
+		      const char *what)
+{
+	char *end;
+	errno = 0;
+	unsigned long v = value && *value ? strtoul(value, &end, 10) : lo;
+	if (!value || !*value || (!errno && !*end && v >= lo && v <= hi && value[0] != '-'))
+		return 1;
+	die_msg("%s=%s: expected a number from %u to %u (%s)", name, value, lo, hi, what);
+	return 0;
+}
 
 static void forward_signal(int sig)
 {
@@ -235,13 +253,14 @@ int cmd_run(int argc, char **argv)
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "openmp", required_argument, NULL, 'O' },
+		{ "max-depth", required_argument, NULL, 'D' },
 		{ NULL, 0, NULL, 0 },
 	};
 	enum openmp_mode openmp = OPENMP_AUTO;
 	struct event_spec events[EVENT_MAX];
 	const char *event_args[EVENT_MAX];
 	int nevents = 0, quiet = 0, list = 0, c, rc;
-	const char *outdir = NULL;
+	const char *outdir = NULL, *max_depth = NULL;
 
 	argv[0] = "culprit run";	/* getopt's messages start with it */
 	optind = 1;
@@ -270,6 +289,9 @@ int cmd_run(int argc, char **argv)
 			if (openmp_parse_mode(optarg, &openmp) < 0)
 				return EXIT_USAGE;
 			break;
+		case 'D':
+			max_depth = optarg;
+			break;
 		default:
 			fputs(run_usage, stderr);
 			return EXIT_USAGE;
@@ -284,6 +306,16 @@ int cmd_run(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	char **prog_argv = argv + optind;
+
+	/* Settings for the collector: refused now rather than ignored later. */
+	if (max_depth && !setting_ok("--max-depth", max_depth, SETTING_MAX_DEPTH_MIN,
+				     SETTING_MAX_DEPTH_MAX, "frames per sample"))
+		return EXIT_FAIL;
+	if (!setting_ok("CULPRIT_MAX_DEPTH", getenv("CULPRIT_MAX_DEPTH"), SETTING_MAX_DEPTH_MIN,
+			SETTING_MAX_DEPTH_MAX, "frames per sample") ||
+	    !setting_ok("CULPRIT_MAX_NODES", getenv("CULPRIT_MAX_NODES"), SETTING_MAX_NODES_MIN,
+			SETTING_MAX_NODES_MAX, "calling-context nodes per thread"))
+		return EXIT_FAIL;
 
 	/* Events: resolved and probed before anything else happens. */
 	if (nevents == 0)
@@ -388,6 +420,8 @@ int cmd_run(int argc, char **argv)
 		setenv_or_die("CULPRIT_EXPERIMENT", experiment);
 		if (lead[0])
 			setenv_or_die("CULPRIT_SAMPLE_LEAD", lead);
+		if (max_depth)
+			setenv_or_die("CULPRIT_MAX_DEPTH", max_depth);
 		unsetenv("CULPRIT_IMAGE");
 		execv(program, prog_argv);
 		int e = errno;

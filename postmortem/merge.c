@@ -570,6 +570,13 @@ void ctree_add_thread(struct ctree *t, struct exp_thread *th, ctx_thread_sink si
 		uint32_t parent = map[n->parent];
 		switch (n->kind) {
 		case MFILE_NODE_MARKER:
+			if (n->parent != 0) {
+				/* Frames left out in the middle of a path too
+				 * deep for the limit: its outermost frames are
+				 * above, its innermost below. */
+				map[i] = child(t, parent, CTX_FRAME, intern(t, "<truncated>"), 0, 0, 0);
+				break;
+			}
 			map[i] = named_root(t, n->key == MFILE_MARKER_TRUNCATED ? "<truncated unwind>"
 										: "<partial unwind>");
 			break;

@@ -99,7 +99,7 @@ void quality_write(sqlite3 *db)
 	put(db, ins, "samples:partial", counter(db, "unwind:partial"), "samples", taken,
 	    "no unwind information past some frame: build with -g, or with frame pointers");
 	put(db, ins, "samples:truncated", counter(db, "unwind:truncated"), "samples", taken,
-	    "deeper than the depth limit: raise CULPRIT_MAX_DEPTH");
+	    "deeper than the depth limit: raise it (culprit run --max-depth)");
 	put(db, ins, "samples:dropped", counter(db, "dropped:tree_full") + counter(db, "dropped:busy"),
 	    "samples", taken, "calling-context trees full (raise CULPRIT_MAX_NODES), or taken "
 	    "while culprit unwound");

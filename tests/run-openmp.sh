@@ -144,6 +144,44 @@ for cc in $compilers; do
 	tasks=$(sql $db "SELECT sum(value) FROM thread_counters WHERE name = 'context:captures'")
 	note "$cc fib: $tasks context records captured"
 	check "$cc fib: a record for each task (at least 40000)" at_least "${tasks:-0}" 40000
+
+	# ---- tasks set aside and resumed: untied, undeferred ---------------------
+	for threads in 1 2; do
+		OMP_NUM_THREADS=$threads profile ut-$cc-$threads "$PROGRAMS/omp_untied-$cc" > ut.out
+		check "$cc untied, $threads threads: the program ran" grep -q "omp_untied done" ut.out
+		prof ut-$cc-$threads
+		db=ut-$cc-$threads.db
+		# serial() right under main, and one main whose work is all of it.
+		parent=$(sql $db "SELECT p.procedure FROM contexts c JOIN contexts s ON s.id = c.parent_id
+			JOIN contexts p ON p.id = s.parent_id WHERE c.procedure = 'serial' AND c.kind = 'frame'")
+		mains=$(sql $db "SELECT count(*) FROM contexts WHERE procedure = 'main' AND kind = 'frame'")
+		share=$(sql $db "SELECT round(100.0 * (SELECT sum(inclusive) FROM procedure_metrics WHERE
+			procedure = 'main' AND event = 'cputime' AND metric = 'work') / (SELECT total FROM
+			metrics WHERE event = 'cputime' AND metric = 'work'), 1)")
+		note "$cc untied, $threads threads: serial() under $parent; $mains main frame(s) with $share% of the work"
+		check "$cc untied, $threads threads: serial code after the region is under main" \
+			[ "$parent" = main ]
+		check "$cc untied, $threads threads: one main, with all of the work" \
+			sh -c "[ '$mains' = 1 ] && awk -v s='$share' 'BEGIN { exit !(s >= 99 && s <= 100.01) }'"
+		# Per task, each kind does three units of work: serial() one.
+		check "$cc untied, $threads threads: untied tasks and their children under the function that created them" \
+			near "$(ratio "$(pm $db untied_tasks work)" "$(pm $db serial work)")" 3 0.3
+		check "$cc untied, $threads threads: undeferred tasks and their children likewise" \
+			near "$(ratio "$(pm $db undeferred_tasks work)" "$(pm $db serial work)")" 3 0.3
+	done
+
+	# ---- short parallel regions: idleness against the program's clocks ----------
+	# 20 us regions and 1 ms regions, thread 0 doing twice the work.
+	for shape in "50000 5000" "500 250000"; do
+		set -- $shape
+		profile rg-$cc-$1 "$PROGRAMS/omp_regions-$cc" $1 $2 2 > rg.out
+		truth=$(awk '/omp_regions:/ { print $(NF - 3) }' rg.out)
+		prof rg-$cc-$1
+		got=$(pm rg-$cc-$1.db region_work idleness)
+		note "$cc $(cat rg.out); culprit: $got s"
+		check "$cc short regions ($(awk '/omp_regions:/ { print $5 }' rg.out) us): idleness within 10% or 5 ms of the program's own clocks" \
+			sh -c "near '$got' '$truth' 0.005 || near '$(ratio "$got" "$truth")' 1 0.1"
+	done
 done
 
 # A program that does not use OpenMP is left alone, and --openmp=libomp

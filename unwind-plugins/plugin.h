@@ -133,6 +133,8 @@ struct culprit_path {
 	uint8_t root_kind;
 	uint64_t root_key;
 	const void *ucontext;		/* the interrupted context (ucontext_t) */
+	int cut;			/* frames were left out in the middle, where a
+					   MFILE_NODE_MARKER frame stands */
 };
 
 /* Worker states, as runtimes declare them. */
