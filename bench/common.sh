@@ -68,6 +68,14 @@ walltime() {
     awk -v s="$s" -v e="$e" 'BEGIN { printf "%.4f\n", e - s }'
 }
 
+# wall_cpu CMD... : "WALL CPU" seconds of CMD, its output discarded; CPU is
+# user + system time of CMD and of all its threads and waited-for children.
+wall_cpu() {
+    local TIMEFORMAT='%R %U %S' t
+    t=$({ time "$@" >/dev/null 2>&1; } 2>&1)
+    awk -v t="$t" 'BEGIN { split(t, v, " "); printf "%.4f %.4f\n", v[1], v[2] + v[3] }'
+}
+
 # median VALUES... : the median of the numbers given.
 median() {
     printf '%s\n' "$@" | sort -g | awk '

@@ -42,14 +42,6 @@ echo "  machine:  $(nproc) CPUs, $(uname -r); $THREADS OpenMP threads"
 echo "  compiler: $("$OMP_CC" --version | head -n 1)"
 echo "  runs:     $RUNS per configuration, interleaved, median"
 
-# times CMD...: "wall cpu" seconds of CMD (cpu = user + system, of all
-# its threads and children), its output discarded.
-times() {
-    local TIMEFORMAT='%R %U %S' t
-    t=$({ time "$@" >/dev/null 2>&1; } 2>&1)
-    awk -v t="$t" 'BEGIN { split(t, v, " "); printf "%.4f %.4f\n", v[1], v[2] + v[3] }'
-}
-
 WORKLOADS="fine coarse"
 CONFIGS="base null plugin culprit"
 declare -A args wall cpu tasks samples
@@ -63,11 +55,11 @@ for r in $(seq "$RUNS"); do
             rm -rf "$TMP/c.out"
             # shellcheck disable=SC2086
             case $c in
-            base) t=$(times "$TMP/fib" ${args[$w]}) ;;
-            null) t=$(OMP_TOOL_LIBRARIES=$TMP/null_tool.so times "$TMP/fib" ${args[$w]}) ;;
-            plugin) t=$(times "$CULPRIT" run -q -e CPUTIME@f1 -o "$TMP/c.out" "$TMP/fib" ${args[$w]})
+            base) t=$(wall_cpu "$TMP/fib" ${args[$w]}) ;;
+            null) t=$(OMP_TOOL_LIBRARIES=$TMP/null_tool.so wall_cpu "$TMP/fib" ${args[$w]}) ;;
+            plugin) t=$(wall_cpu "$CULPRIT" run -q -e CPUTIME@f1 -o "$TMP/c.out" "$TMP/fib" ${args[$w]})
                 tasks[$w]+=" $(counter_sum "$TMP/c.out" context:captures)" ;;
-            culprit) t=$(times "$CULPRIT" run -q -o "$TMP/c.out" "$TMP/fib" ${args[$w]})
+            culprit) t=$(wall_cpu "$CULPRIT" run -q -o "$TMP/c.out" "$TMP/fib" ${args[$w]})
                 samples[$w]+=" $(counter_sum "$TMP/c.out" samples)" ;;
             esac
             wall[$w.$c]+=" ${t% *}"
@@ -81,7 +73,7 @@ rm -rf "$TMP/c.out"
 start=()
 for _ in $(seq "$RUNS"); do
     rm -rf "$TMP/c.out"
-    start+=("$(times "$CULPRIT" run -q -e CPUTIME@f1 -o "$TMP/c.out" true)")
+    start+=("$(wall_cpu "$CULPRIT" run -q -e CPUTIME@f1 -o "$TMP/c.out" true)")
 done
 rm -rf "$TMP/c.out"
 START_WALL=$(median "${start[@]% *}")
