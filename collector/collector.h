@@ -274,9 +274,15 @@ struct culprit_thread {
 	struct record_node record_node[RECORD_NODES];	/* record chains' nodes (path.c) */
 };
 
-/* The calling thread's state, or NULL if it is not sampled.
- * async-signal-safe. */
-HIDDEN struct culprit_thread *culprit_thread_self(void);
+/* The calling thread's state, or NULL if it is not sampled: an
+ * initial-exec TLS pointer (safe in signal handlers because this library
+ * is preloaded).  async-signal-safe. */
+HIDDEN extern __thread struct culprit_thread *culprit_self
+	__attribute__((tls_model("initial-exec")));
+static inline struct culprit_thread *culprit_thread_self(void)
+{
+	return culprit_self;
+}
 /* Starts sampling the calling thread; COOKIES are what the plugins left at
  * its creation (NULL: none).  Returns its state or NULL. */
 HIDDEN struct culprit_thread *culprit_thread_begin(int is_main, void *cookies[]);

@@ -21,7 +21,7 @@
 #include <sys/prctl.h>
 #include <string.h>
 
-static __thread struct culprit_thread *self __attribute__((tls_model("initial-exec")));
+__thread struct culprit_thread *culprit_self __attribute__((tls_model("initial-exec")));
 static _Atomic(struct culprit_thread *) registry;
 static pthread_key_t exit_key;
 static int exit_key_ok;
@@ -44,12 +44,6 @@ const char *const culprit_counter_names[CNT_MAX] = {
 	[CNT_CAPTURES] = "context:captures",
 	[CNT_CAPTURES_UNWOUND] = "context:captures_unwound",
 };
-
-/* async-signal-safe */
-struct culprit_thread *culprit_thread_self(void)
-{
-	return self;
-}
 
 struct culprit_thread *culprit_thread_list(void)
 {
@@ -114,7 +108,7 @@ static void exit_key_destructor(void *arg)
 {
 	/* A thread that ends without returning through our trampoline or
 	 * calling pthread_exit (cancellation): close it here. */
-	if (self && self == arg)
+	if (culprit_self && culprit_self == arg)
 		culprit_thread_end(MFILE_END_CANCEL);
 }
 
@@ -182,7 +176,7 @@ struct culprit_thread *culprit_thread_begin(int is_main, void *cookies[])
 		return NULL;
 	}
 	culprit_unwind_thread_init(t, is_main);
-	self = t;
+	culprit_self = t;
 	if (exit_key_ok)
 		pthread_setspecific(exit_key, t);
 	culprit_thread_signal_setup(t);
@@ -204,7 +198,7 @@ int culprit_thread_claim(struct culprit_thread *t)
 			return 1;
 		if (s != THREAD_BUSY)
 			return 0;	/* being set up, already closing or closed, free */
-		if (t == self) {
+		if (t == culprit_self) {
 			/* We interrupted our own sample handler (a fatal signal
 			 * inside it): nothing else will finish that sample. */
 			if (atomic_compare_exchange_strong(&t->state, &s, THREAD_CLOSING))
@@ -249,7 +243,7 @@ static void release(struct culprit_thread *t)
 void culprit_thread_end(uint32_t reason)
 {
 	CULPRIT_MEASURED;
-	struct culprit_thread *t = self;
+	struct culprit_thread *t = culprit_self;
 
 	if (!t)
 		return;
@@ -264,10 +258,10 @@ void culprit_thread_end(uint32_t reason)
 	} else if (atomic_load(&t->state) != THREAD_CLOSED) {
 		/* The process is being finished by another thread, which owns
 		 * our slot now; leave it be. */
-		self = NULL;
+		culprit_self = NULL;
 		return;
 	}
-	self = NULL;
+	culprit_self = NULL;
 	if (exit_key_ok)
 		pthread_setspecific(exit_key, NULL);
 	release(t);
@@ -301,7 +295,7 @@ void culprit_thread_reopen_all(void)
 
 void culprit_thread_fork_child(void)
 {
-	struct culprit_thread *me = self;
+	struct culprit_thread *me = culprit_self;
 
 	/* Only the forking thread exists in the child.  The other slots'
 	 * memory is a copy we can drop; their sources belong to the parent. */
@@ -322,7 +316,7 @@ void culprit_thread_fork_child(void)
 	cct_destroy(&me->cct);
 	void *alt = me->altstack;
 	atomic_store(&me->state, THREAD_FREE);
-	self = NULL;
+	culprit_self = NULL;
 	me = culprit_thread_begin(1, NULL);
 	if (me) {
 		if (!was_main)

@@ -368,15 +368,7 @@ static void on_task_schedule(ompt_data_t *prior, ompt_task_status_t status, ompt
 	int done = status == ompt_task_complete || status == ompt_task_cancel ||
 		   status == ompt_task_detach || status == ompt_task_late_fulfill;
 	struct culprit_ctx *next_ctx = next ? next->ptr : NULL;
-	struct culprit_ctx *prev_ctx = culprit_ctx_get();
 
-	/* Every task runs under its own record, an undeferred one too: its
-	 * samples are cut where it was entered, inside its creator's frames,
-	 * and continue with where it was created. */
-	culprit_ctx_set(next_ctx);
-	/* Its start, not a resumption. */
-	if ((culprit_ctx_flags(next_ctx) & CULPRIT_CTX_QUEUED) && culprit_ctx_claim(next_ctx))
-		count_task(1);
 	/* Back to the task this one ran on top of, in its state: the prior
 	 * task ended, or it was set aside.  An untied task is set aside at
 	 * its task scheduling points (clang's untied tasks start with one):
@@ -386,9 +378,9 @@ static void on_task_schedule(ompt_data_t *prior, ompt_task_status_t status, ompt
 	if (done || suspended_below(next)) {
 		int kept = me.depth > 0 && me.depth <= MAX_NESTING;
 		struct suspended was = pop();
-		/* The record it ran under as it was set aside. */
-		if (kept)
-			culprit_ctx_set(was.ctx);
+		/* The record it ran under as it was set aside (past the
+		 * stack's room: its own). */
+		culprit_ctx_set(kept ? was.ctx : next_ctx);
 		set_state(was.state, was.cause);
 		if (done && prior) {
 			culprit_ctx_release(prior->ptr);
@@ -396,7 +388,13 @@ static void on_task_schedule(ompt_data_t *prior, ompt_task_status_t status, ompt
 		}
 		return;
 	}
-	push(prev_ctx, prior);	/* the prior task waits under the next one */
+	/* A task starts or resumes on top of the prior one, which waits.
+	 * Every task runs under its own record, an undeferred one too: its
+	 * samples are cut where it was entered, inside its creator's frames,
+	 * and continue with where it was created. */
+	push(culprit_ctx_set(next_ctx), prior);
+	if ((culprit_ctx_flags(next_ctx) & CULPRIT_CTX_QUEUED) && culprit_ctx_claim(next_ctx))
+		count_task(1);	/* its start, not a resumption */
 	set_state(CULPRIT_WORKING, 0);
 }
 
