@@ -360,12 +360,31 @@ static int matches(const char *pattern, const char *s)
 	return s && fnmatch(pattern, s, 0) == 0;
 }
 
-int ovh_transparent(const struct ovh_rules *r, const char *module)
+enum ovh_module_kind ovh_module_kind(const struct ovh_rules *r, const char *module)
 {
 	for (size_t i = 0; i < r->n; i++) {
 		const struct ovh_rule *x = &r->rule[i];
 		if (x->field == OVH_MODULE && matches(x->pattern, module))
-			return x->type[0] == '^';
+			return x->type[0] == '^' ? OVH_MODULE_TRANSPARENT : OVH_MODULE_RUNTIME;
+	}
+	return OVH_MODULE_PROGRAM;
+}
+
+int ovh_transparent(const struct ovh_rules *r, const char *module)
+{
+	return ovh_module_kind(r, module) == OVH_MODULE_TRANSPARENT;
+}
+
+int ovh_runtime_code(const struct ovh_rules *r, const char *procedure, const char *file)
+{
+	char type[64];
+	if (ovh_file_tag(file, type, sizeof type))
+		return 1;
+	for (size_t i = 0; i < r->n; i++) {
+		const struct ovh_rule *x = &r->rule[i];
+		if ((x->field == OVH_PROCEDURE && matches(x->pattern, procedure)) ||
+		    (x->field == OVH_FILE && matches(x->pattern, file)))
+			return x->type[0] != '-';
 	}
 	return 0;
 }

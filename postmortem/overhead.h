@@ -75,8 +75,19 @@ struct ovh_subject {
 	const char *module, *entry;	/* of its run, after transparent modules */
 };
 
+/* What the first module rule that matches MODULE makes of it: none
+ * matches (the program's own code, as far as the rules know), "^" (a
+ * system library that works for its caller), or another type (a runtime's
+ * module: libomp, libgomp, libtbb, and those users name). */
+enum ovh_module_kind { OVH_MODULE_PROGRAM, OVH_MODULE_TRANSPARENT, OVH_MODULE_RUNTIME };
+enum ovh_module_kind ovh_module_kind(const struct ovh_rules *r, const char *module);
 /* Whether MODULE is transparent (a "^" rule matches it). */
 int ovh_transparent(const struct ovh_rules *r, const char *module);
+/* Whether a procedure named PROCEDURE, declared in FILE (either may be
+ * NULL), is a runtime's code in the program's own module: FILE carries a
+ * tag, or the first procedure or file rule that matches gives an overhead
+ * type (not "-").  Module and entry rules are not asked. */
+int ovh_runtime_code(const struct ovh_rules *r, const char *procedure, const char *file);
 /* The first rule that matches S, ignoring transparency rules; NULL if none. */
 const struct ovh_rule *ovh_match(const struct ovh_rules *r, const struct ovh_subject *s);
 
