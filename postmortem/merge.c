@@ -238,6 +238,7 @@ void ctree_free(struct ctree *t)
 	free(t->cls);
 	free(t->cls_done);
 	free(t->transparent);
+	free(t->secondary);
 	free(t->event);
 	free(t->metric);
 	free(t->node);
@@ -629,6 +630,15 @@ void ctree_add_thread(struct ctree *t, struct exp_thread *th, ctx_thread_sink si
 	free(col);
 
 	t->nthreads++;
+	if (th->seq != 0 && a.n) {
+		if (t->nsecondary < t->n) {
+			size_t old = t->nsecondary;
+			grow_array(&t->secondary, &t->nsecondary, t->n, 1);
+			memset(t->secondary + old, 0, t->nsecondary - old);
+		}
+		for (size_t k = 0; k < a.n; k++)
+			t->secondary[a.ctx[k]] = 1;
+	}
 	for (size_t k = 0; k < a.n; k++) {
 		uint32_t ctx = a.ctx[k];
 		for (size_t m = 0; m < nm; m++) {
@@ -648,6 +658,11 @@ void ctree_add_thread(struct ctree *t, struct exp_thread *th, ctx_thread_sink si
 	free(a.excl);
 	free(a.incl);
 	free(a.slot);
+}
+
+int ctree_secondary(const struct ctree *t, uint32_t node)
+{
+	return node < t->nsecondary && t->secondary[node];
 }
 
 /* ---- procedure totals ------------------------------------------------ */

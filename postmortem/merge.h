@@ -104,6 +104,10 @@ struct ctree {
 	size_t cls_cap;
 	int8_t *transparent;		/* by module string id: -1 unknown */
 	size_t ntransparent;
+	/* Per node: whether a thread other than its process image's first
+	 * (threads.seq > 0) has values at or below it; see ctree_secondary. */
+	uint8_t *secondary;
+	size_t nsecondary;
 };
 
 /* Called for each (context, metric) a thread has a value at, after the
@@ -126,6 +130,13 @@ void ctree_free(struct ctree *t);
  * be merged first; ctree_merge_all() orders them so. */
 void ctree_add_thread(struct ctree *t, struct exp_thread *th, ctx_thread_sink sink,
 		      void *arg, double *totals);
+
+/* Whether a thread other than its process image's first thread (the one
+ * that runs main) has values at NODE or below it.  Code that only first
+ * threads ran is where serial code runs: OpenMP runs everything outside
+ * parallel regions on the initial thread, and pthreads' threads are
+ * rooted below the pthread_create call that made them. */
+int ctree_secondary(const struct ctree *t, uint32_t node);
 
 /* Asks the symbolizer for every address the experiment's threads hold. */
 void ctree_want_addresses(const struct experiment *e);
