@@ -82,7 +82,8 @@ const char db_schema_sql[] =
 	"CREATE TABLE diagnoses (\n"
 	"  context_id INTEGER REFERENCES contexts(id), event TEXT, diagnosis TEXT, advice TEXT,\n"
 	"  rank INTEGER, effort REAL, effort_percent REAL, idleness_percent REAL,\n"
-	"  overhead_percent REAL, waste_percent REAL,\n"
+	"  overhead_percent REAL, waste_percent REAL, scope TEXT, runtime_percent REAL,\n"
+	"  runtime TEXT,\n"
 	"  PRIMARY KEY (context_id, event)) WITHOUT ROWID;\n"
 	/* Views for the common questions. */
 	"CREATE VIEW context_paths (id, path) AS\n"

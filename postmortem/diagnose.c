@@ -1,17 +1,32 @@
-/* diagnose.c - per-context diagnoses and the ranked list (diagnose.h). */
+/* diagnose.c - per-context diagnoses and the ranked list (diagnose.h).
+ *
+ * Three passes over the merged tree: which code is the program's and which
+ * frame pays for the runtime code below it (struct shape, once), the two
+ * parts of each program frame judged per event (struct candidate), and the
+ * top-down walk that picks the list; then, for each diagnosed context,
+ * which runtime calls its idleness and overhead are in. */
 #define _GNU_SOURCE
 #include "diagnose.h"
 #include "database.h"
 #include "merge.h"
+#include "overhead.h"
 #include "pm.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-enum diagnosis { DIAG_NONE, DIAG_MORE_PARALLELISM, DIAG_TOO_FINE, DIAG_INEFFICIENT };
+enum diagnosis {
+	DIAG_NONE,
+	DIAG_MORE_PARALLELISM,
+	DIAG_SERIAL,
+	DIAG_TOO_FINE,
+	DIAG_INEFFICIENT,
+};
 
 static const char *const diag_name[] = {
 	[DIAG_MORE_PARALLELISM] = "needs more parallelism",
+	[DIAG_SERIAL] = "serial phase",
 	[DIAG_TOO_FINE] = "too fine-grained",
 	[DIAG_INEFFICIENT] = "inefficient parallelization",
 };
@@ -19,34 +34,232 @@ static const char *const diag_name[] = {
 static const char *const diag_advice[] = {
 	[DIAG_MORE_PARALLELISM] = "finer grain: more, smaller tasks or chunks, so idle workers "
 				  "find work",
+	[DIAG_SERIAL] = "parallelize it, or overlap it with parallel work: the other workers "
+			"idle while it runs",
 	[DIAG_TOO_FINE] = "coarser grain: fewer, larger tasks or chunks, so the runtime's "
 			  "overhead is paid less often",
 	[DIAG_INEFFICIENT] = "a different parallelization: no grain size fixes both idleness "
 			     "and overhead",
 };
 
-struct candidate {
-	uint8_t diag;		/* enum diagnosis; DIAG_NONE: not a candidate */
-	uint8_t recursive;	/* its procedure recurs below it */
-	uint32_t rank;
-	double effort, idle, ovh;
+/* Problems of one kind explain each other in the list: a serial phase is
+ * a function that needs more parallelism, with more specific advice. */
+static int family(uint8_t diag)
+{
+	return diag == DIAG_SERIAL ? DIAG_MORE_PARALLELISM : diag;
+}
+
+/* What a diagnosis and its numbers are about: the frame and everything
+ * below it, or only the runtime and system code that the frame calls. */
+enum scope { SCOPE_INCLUSIVE, SCOPE_RUNTIME };
+static const char *const scope_name[] = { "inclusive", "runtime" };
+
+/* ---- the program's code and who pays for the rest --------------------- */
+
+/* Per node, for all events.  Runtime code is code in a runtime's module, in
+ * a transparent (system) module, outside every known module, or a
+ * procedure that tags or rules mark as a runtime's; the rest is the
+ * program's.  Diagnoses name program frames only: runtime code is charged
+ * to its payer, the nearest program frame above it. */
+struct shape {
+	uint8_t *runtime;	/* node is runtime code (frames, and all inside them) */
+	uint32_t *payer;	/* nearest program frame (CTX_FRAME) at or above; CTX_NONE */
+	uint32_t *entry;	/* runtime code: the outermost runtime frame of its run,
+				 * the call the program made */
+	uint8_t *recursive;	/* program frame: its procedure recurs below it */
+	uint32_t *first, *next;	/* children */
 };
+
+/* Whether frame (or inlined frame) NODE is runtime code.  KIND caches the
+ * module kinds by string id. */
+static int runtime_frame(const struct ctree *t, uint32_t node, int8_t *kind)
+{
+	const struct ctx_node *n = &t->node[node];
+	const char *proc = strtab_get(t->str, n->procedure);
+	if (!n->module)	/* code outside every known module; plugins' frames are the program's */
+		return proc && strcmp(proc, "[unknown]") == 0;
+	if (!t->rules)
+		return 0;
+	if (kind[n->module] < 0)
+		kind[n->module] = (int8_t)ovh_module_kind(t->rules, strtab_get(t->str, n->module));
+	if (kind[n->module] != OVH_MODULE_PROGRAM)
+		return 1;
+	return ovh_runtime_code(t->rules, proc, strtab_get(t->str, n->file));
+}
+
+static int same_procedure(const struct ctree *t, uint32_t a, uint32_t b)
+{
+	return t->node[a].procedure == t->node[b].procedure && t->node[a].module == t->node[b].module;
+}
+
+static void shape_make(struct shape *s, const struct ctree *t)
+{
+	size_t n = t->n;
+	s->runtime = xcalloc(n + 1, 1);
+	s->recursive = xcalloc(n + 1, 1);
+	s->payer = xmalloc((n + 1) * sizeof *s->payer);
+	s->entry = xmalloc((n + 1) * sizeof *s->entry);
+	s->first = xmalloc((n + 1) * sizeof *s->first);
+	s->next = xmalloc((n + 1) * sizeof *s->next);
+	memset(s->first, 0xff, (n + 1) * sizeof *s->first);
+	int8_t *kind = xmalloc(strtab_count(t->str) + 1);
+	memset(kind, -1, strtab_count(t->str) + 1);
+
+	for (uint32_t i = (uint32_t)n; i-- > 1;) {
+		s->next[i] = s->first[t->node[i].parent];
+		s->first[t->node[i].parent] = i;
+	}
+	/* Parents come before their children. */
+	for (uint32_t i = 0; i < n; i++) {
+		const struct ctx_node *nd = &t->node[i];
+		uint32_t up = nd->parent;
+		int frame = nd->kind == CTX_FRAME || nd->kind == CTX_INLINED;
+		int inherited = up != CTX_NONE && s->runtime[up];
+		s->runtime[i] = (uint8_t)(frame ? runtime_frame(t, i, kind) : inherited);
+		s->payer[i] = up == CTX_NONE ? CTX_NONE : s->payer[up];
+		s->entry[i] = s->runtime[i] ? (inherited ? s->entry[up] : i) : CTX_NONE;
+		if (nd->kind != CTX_FRAME || s->runtime[i])
+			continue;
+		s->payer[i] = i;
+		/* The nearest program frame above of the same procedure. */
+		for (uint32_t a = up == CTX_NONE ? CTX_NONE : s->payer[up]; a != CTX_NONE;
+		     a = t->node[a].parent == CTX_NONE ? CTX_NONE : s->payer[t->node[a].parent])
+			if (same_procedure(t, a, i)) {
+				s->recursive[a] = 1;
+				break;
+			}
+	}
+	free(kind);
+}
+
+static void shape_free(struct shape *s)
+{
+	free(s->runtime);
+	free(s->recursive);
+	free(s->payer);
+	free(s->entry);
+	free(s->first);
+	free(s->next);
+}
+
+/* Whether NODE is a frame that a diagnosis may name. */
+static int program_frame(const struct ctree *t, const struct shape *s, uint32_t node)
+{
+	return t->node[node].kind == CTX_FRAME && !s->runtime[node];
+}
+
+/* ---- judging ------------------------------------------------------------ */
+
+/* Part of the tree's values for one event. */
+struct part {
+	double effort, idle, ovh, serial;	/* serial: idleness:serial */
+};
+
+struct candidate {
+	struct part incl;	/* the frame and everything below it */
+	struct part calls;	/* the runtime code it calls: program frames only */
+	uint8_t incl_diag, calls_diag;	/* enum diagnosis of each part */
+	uint8_t diag, scope;	/* the row's: DIAG_NONE for no row; enum scope */
+	uint32_t rank;		/* place in the list, 0 for none */
+};
+
+/* The metric indices of one event. */
+struct ev_metrics {
+	uint32_t effort, idle, ovh, serial;
+};
+
+static double waste(const struct part *p)
+{
+	return p->idle + p->ovh;
+}
+
+static const struct part *row_part(const struct candidate *c)
+{
+	return c->scope == SCOPE_RUNTIME ? &c->calls : &c->incl;
+}
+
+static uint8_t judge(const struct part *p, double total, const struct diag_thresholds *th,
+		     int first_threads_only)
+{
+	if (p->effort <= 0 || waste(p) / total < th->share)
+		return DIAG_NONE;
+	int hi = p->idle / p->effort >= th->idleness, ho = p->ovh / p->effort >= th->overhead;
+	if (hi && ho)
+		return DIAG_INEFFICIENT;
+	if (ho)
+		return DIAG_TOO_FINE;
+	if (!hi)
+		return DIAG_NONE;
+	/* Outside every parallel construct: only first threads ran it, and
+	 * its idleness is mostly workers with no parallel work at all. */
+	return first_threads_only && p->serial > 0.5 * p->idle ? DIAG_SERIAL
+							       : DIAG_MORE_PARALLELISM;
+}
+
+static void get_part(const struct ctree *t, uint32_t node, const struct ev_metrics *m, int excl,
+		     struct part *p)
+{
+	const uint32_t id[4] = { m->effort, m->idle, m->ovh, m->serial };
+	double v[4];
+	for (int k = 0; k < 4; k++) {
+		const struct ctx_stat *st = id[k] == CTX_NONE ? NULL : ctree_stat(t, node, id[k]);
+		v[k] = !st ? 0 : excl ? st->excl : st->incl;
+	}
+	*p = (struct part){ v[0], v[1], v[2], v[3] };
+}
+
+/* Fills C (t->n) for one event: each program frame's parts and their
+ * diagnoses. */
+static void judge_all(const struct ctree *t, const struct shape *s, const struct ev_metrics *m,
+		      double total, const struct diag_thresholds *th, struct candidate *c)
+{
+	for (uint32_t i = 0; i < t->n; i++) {
+		const struct ctx_node *n = &t->node[i];
+		if ((n->kind != CTX_FRAME && n->kind != CTX_INLINED) || s->runtime[i])
+			continue;
+		get_part(t, i, m, 0, &c[i].incl);
+	}
+	/* Runtime code's own values, to the frame that pays for them.
+	 * Frames' and inlined frames' exclusive values add up without
+	 * counting a sample twice. */
+	for (uint32_t i = 0; i < t->n; i++) {
+		const struct ctx_node *n = &t->node[i];
+		if ((n->kind != CTX_FRAME && n->kind != CTX_INLINED) || !s->runtime[i] ||
+		    s->payer[i] == CTX_NONE)
+			continue;
+		struct part x, *to = &c[s->payer[i]].calls;
+		get_part(t, i, m, 1, &x);
+		to->effort += x.effort;
+		to->idle += x.idle;
+		to->ovh += x.ovh;
+		to->serial += x.serial;
+	}
+	for (uint32_t i = 0; i < t->n; i++) {
+		int first_only = !ctree_secondary(t, i);
+		c[i].incl_diag = judge(&c[i].incl, total, th, first_only);
+		c[i].calls_diag = judge(&c[i].calls, total, th, first_only);
+		c[i].diag = c[i].incl_diag ? c[i].incl_diag : c[i].calls_diag;
+		c[i].scope = c[i].incl_diag ? SCOPE_INCLUSIVE : SCOPE_RUNTIME;
+	}
+}
+
+/* ---- the list ------------------------------------------------------------ */
 
 struct walk {
 	const struct ctree *t;
+	const struct shape *s;
 	struct candidate *c;	/* per node */
-	uint32_t *first, *next;	/* children */
 	uint32_t *listed;	/* nodes listed, in order found */
 	size_t nlisted, caplisted;
 };
 
-/* Calls FN for each frame nearest below NODE (through call sites, inlined
- * frames and statements). */
+/* Calls FN for each program frame nearest below NODE (through call sites,
+ * inlined frames, statements and runtime code). */
 static void each_frame_below(struct walk *w, uint32_t node, void (*fn)(struct walk *, uint32_t, void *),
 			     void *arg)
 {
-	for (uint32_t k = w->first[node]; k != CTX_NONE; k = w->next[k]) {
-		if (w->t->node[k].kind == CTX_FRAME)
+	for (uint32_t k = w->s->first[node]; k != CTX_NONE; k = w->s->next[k]) {
+		if (program_frame(w->t, w->s, k))
 			fn(w, k, arg);
 		else
 			each_frame_below(w, k, fn, arg);
@@ -54,15 +267,18 @@ static void each_frame_below(struct walk *w, uint32_t node, void (*fn)(struct wa
 }
 
 struct cover {
-	uint8_t diag;
+	int family;
 	double waste;
 };
 
 static void add_cover(struct walk *w, uint32_t k, void *arg)
 {
 	struct cover *cv = arg;
-	if (w->c[k].diag == cv->diag)
-		cv->waste += w->c[k].idle + w->c[k].ovh;
+	const struct candidate *c = &w->c[k];
+	if (c->incl_diag && family(c->incl_diag) == cv->family)
+		cv->waste += waste(&c->incl);
+	else if (c->calls_diag && family(c->calls_diag) == cv->family)
+		cv->waste += waste(&c->calls);
 }
 
 static void visit(struct walk *w, uint32_t node, uint8_t inherited);
@@ -72,27 +288,39 @@ static void visit_frame(struct walk *w, uint32_t k, void *arg)
 	visit(w, k, *(uint8_t *)arg);
 }
 
-static void list(struct walk *w, uint32_t node)
+static void list(struct walk *w, uint32_t node, uint8_t diag, uint8_t scope)
 {
 	grow_array(&w->listed, &w->caplisted, w->nlisted + 1, sizeof *w->listed);
 	w->listed[w->nlisted++] = node;
+	w->c[node].diag = diag;
+	w->c[node].scope = scope;
 }
 
-/* Top down: a problem is listed at the frame where it stops being
- * explained by the frames below it; frames below a listed one are listed
- * only for a different problem. */
+/* Top down: a problem is listed at the program frame where it stops being
+ * explained by the program frames below it; frames below a listed one are
+ * listed only for a different problem.  A frame whose own numbers are not
+ * diagnosed, or are explained below it, is still listed for the runtime
+ * code it calls when that part is (as the runtime frames themselves were
+ * before diagnoses named the program's code only). */
 static void visit(struct walk *w, uint32_t node, uint8_t inherited)
 {
-	const struct candidate *c = &w->c[node];
+	struct candidate *c = &w->c[node];
 	uint8_t pass = inherited;
-	if (c->diag != DIAG_NONE && c->diag != inherited && w->t->node[node].kind == CTX_FRAME) {
-		struct cover cv = { c->diag, 0 };
-		if (!c->recursive)
+	int listed = 0;
+	if (program_frame(w->t, w->s, node) && c->incl_diag && c->incl_diag != inherited) {
+		struct cover cv = { family(c->incl_diag), 0 };
+		if (!w->s->recursive[node])
 			each_frame_below(w, node, add_cover, &cv);
-		if (c->recursive || cv.waste < 0.8 * (c->idle + c->ovh)) {
-			list(w, node);
-			pass = c->diag;
+		if (w->s->recursive[node] || cv.waste < 0.8 * waste(&c->incl)) {
+			list(w, node, c->incl_diag, SCOPE_INCLUSIVE);
+			pass = c->incl_diag;
+			listed = 1;
 		}
+	}
+	if (!listed && program_frame(w->t, w->s, node) && c->calls_diag &&
+	    c->calls_diag != inherited) {
+		list(w, node, c->calls_diag, SCOPE_RUNTIME);
+		pass = c->calls_diag;
 	}
 	each_frame_below(w, node, visit_frame, &pass);
 }
@@ -101,17 +329,185 @@ static int most_waste_first(const void *a, const void *b, void *arg)
 {
 	const struct candidate *c = arg;
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	double wx = c[x].idle + c[x].ovh, wy = c[y].idle + c[y].ovh;
+	double wx = waste(row_part(&c[x])), wy = waste(row_part(&c[y]));
 	return wx != wy ? (wx > wy ? -1 : 1) : (x < y ? -1 : x > y);
 }
 
-static double incl(const struct ctree *t, uint32_t node, uint32_t metric)
+/* ---- where in the runtime --------------------------------------------------- */
+
+/* A runtime call's share of one diagnosis. */
+struct call_share {
+	uint32_t procedure, module;	/* of the call's entry frame (string ids) */
+	double waste;
+};
+
+struct calls {
+	struct call_share *share;
+	size_t n, cap;
+	double total;
+};
+
+static void calls_add(struct calls *cs, uint32_t procedure, uint32_t module, double w)
 {
-	return metric == CTX_NONE ? 0 : ctree_stat(t, node, metric)->incl;
+	cs->total += w;
+	for (size_t k = 0; k < cs->n; k++)
+		if (cs->share[k].procedure == procedure && cs->share[k].module == module) {
+			cs->share[k].waste += w;
+			return;
+		}
+	grow_array(&cs->share, &cs->cap, cs->n + 1, sizeof *cs->share);
+	cs->share[cs->n++] = (struct call_share){ procedure, module, w };
 }
 
-static void diagnose_event(sqlite3 *db, sqlite3_stmt *ins, const struct ctree *t, uint32_t ev,
-			   const struct diag_thresholds *th)
+/* Whether frame NODE has no name of its own: "?", or culprit's
+ * "MODULE+0xADDR" for code that no symbol covers (stripped runtimes). */
+static int unnamed(const struct ctree *t, uint32_t node)
+{
+	const char *proc = strtab_get(t->str, t->node[node].procedure);
+	const char *mod = strtab_get(t->str, t->node[node].module);
+	if (!proc || strcmp(proc, "?") == 0)
+		return 1;
+	if (!mod)
+		return 0;
+	const char *base = strrchr(mod, '/') ? strrchr(mod, '/') + 1 : mod;
+	size_t len = strlen(base);
+	return strncmp(proc, base, len) == 0 && strncmp(proc + len, "+0x", 3) == 0;
+}
+
+/* Every row's runtime calls, by entry frame: each runtime frame's own
+ * idleness and overhead goes to every row above it whose part holds it.
+ * Calls into a module's unnamed code count as one, procedure 0. */
+static void gather_calls(const struct ctree *t, const struct shape *s, const struct candidate *c,
+			 const struct ev_metrics *m, struct calls *out)
+{
+	uint32_t *row_above = xmalloc((t->n + 1) * sizeof *row_above);
+	for (uint32_t i = 0; i < t->n; i++) {
+		uint32_t up = t->node[i].parent;
+		row_above[i] = c[i].diag ? i : up == CTX_NONE ? CTX_NONE : row_above[up];
+	}
+	for (uint32_t i = 0; i < t->n; i++) {
+		const struct ctx_node *n = &t->node[i];
+		if ((n->kind != CTX_FRAME && n->kind != CTX_INLINED) || !s->runtime[i] ||
+		    s->payer[i] == CTX_NONE)
+			continue;
+		struct part x;
+		get_part(t, i, m, 1, &x);
+		if (waste(&x) <= 0)
+			continue;
+		const struct ctx_node *e = &t->node[s->entry[i]];
+		uint32_t proc = unnamed(t, s->entry[i]) ? 0 : e->procedure;
+		uint32_t own = s->payer[i];
+		for (uint32_t r = row_above[n->parent]; r != CTX_NONE;
+		     r = t->node[r].parent == CTX_NONE ? CTX_NONE : row_above[t->node[r].parent])
+			if (c[r].scope == SCOPE_INCLUSIVE || r == own)
+				calls_add(&out[r], proc, e->module, waste(&x));
+	}
+	free(row_above);
+}
+
+static int most_share_first(const void *a, const void *b)
+{
+	const struct call_share *x = a, *y = b;
+	return x->waste != y->waste ? (x->waste > y->waste ? -1 : 1)
+				    : (x->procedure > y->procedure) - (x->procedure < y->procedure);
+}
+
+/* The name a module goes by in a summary: its file name up to ".so". */
+static void module_label(const struct ctree *t, uint32_t module, char *buf, size_t size)
+{
+	const char *path = strtab_get(t->str, module);
+	if (!path) {
+		snprintf(buf, size, "unknown code");
+		return;
+	}
+	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	const char *so = strstr(base, ".so");
+	snprintf(buf, size, "%.*s", (int)(so && so > base ? so - base : (long)strlen(base)), base);
+}
+
+#define CALLS_SHOWN 3		/* runtime calls named in a summary, at most */
+#define CALLS_MIN_SHARE 0.01	/* ... each with this share of the waste, at least */
+
+/* One line: the runtime calls that hold the most of WASTE, grouped by
+ * module, as "libomp: __kmpc_omp_taskwait 62%, __kmpc_omp_task 30%;
+ * libc: printf 5%"; NULL when none holds CALLS_MIN_SHARE. */
+static char *calls_text(const struct ctree *t, struct calls *cs, double w)
+{
+	if (cs->n == 0 || w <= 0)
+		return NULL;
+	qsort(cs->share, cs->n, sizeof *cs->share, most_share_first);
+	size_t shown = 0;
+	while (shown < cs->n && shown < CALLS_SHOWN && cs->share[shown].waste >= CALLS_MIN_SHARE * w)
+		shown++;
+	if (!shown)
+		return NULL;
+	char *out = xstrdup(""), label[256];
+	uint8_t done[CALLS_SHOWN] = { 0 };
+	for (size_t k = 0; k < shown; k++) {
+		if (done[k])
+			continue;
+		module_label(t, cs->share[k].module, label, sizeof label);
+		char *more = xasprintf("%s%s%s:", out, *out ? "; " : "", label);
+		free(out);
+		out = more;
+		for (size_t j = k; j < shown; j++) {
+			if (done[j] || cs->share[j].module != cs->share[k].module)
+				continue;
+			const char *name = strtab_get(t->str, cs->share[j].procedure);
+			more = xasprintf("%s%s %s %.0f%%", out, j == k ? "" : ",",
+					 name ? name : "unnamed code", 100 * cs->share[j].waste / w);
+			free(out);
+			out = more;
+			done[j] = 1;
+		}
+	}
+	return out;
+}
+
+/* ---- writing -------------------------------------------------------------- */
+
+static uint32_t find_metric(const struct ctree *t, uint32_t ev, const char *name)
+{
+	for (uint32_t k = 0; k < t->nmetric; k++)
+		if (t->metric[k].event == ev && strcmp(t->metric[k].name, name) == 0)
+			return k;
+	return CTX_NONE;
+}
+
+static void write_rows(sqlite3 *db, sqlite3_stmt *ins, const struct ctree *t, uint32_t ev,
+		       const struct candidate *c, struct calls *cs, double total)
+{
+	for (uint32_t i = 0; i < t->n; i++) {
+		if (c[i].diag == DIAG_NONE)
+			continue;
+		const struct part *p = row_part(&c[i]);
+		char *where = calls_text(t, &cs[i], waste(p));
+		sqlite3_bind_int64(ins, 1, (sqlite3_int64)i + 1);
+		sqlite3_bind_text(ins, 2, t->event[ev].name, -1, SQLITE_STATIC);
+		sqlite3_bind_text(ins, 3, diag_name[c[i].diag], -1, SQLITE_STATIC);
+		sqlite3_bind_text(ins, 4, diag_advice[c[i].diag], -1, SQLITE_STATIC);
+		if (c[i].rank)
+			sqlite3_bind_int64(ins, 5, c[i].rank);
+		else
+			sqlite3_bind_null(ins, 5);
+		sqlite3_bind_double(ins, 6, p->effort);
+		sqlite3_bind_double(ins, 7, 100 * p->effort / total);
+		sqlite3_bind_double(ins, 8, 100 * p->idle / p->effort);
+		sqlite3_bind_double(ins, 9, 100 * p->ovh / p->effort);
+		sqlite3_bind_double(ins, 10, 100 * waste(p) / total);
+		sqlite3_bind_text(ins, 11, scope_name[c[i].scope], -1, SQLITE_STATIC);
+		sqlite3_bind_double(ins, 12, waste(p) > 0 ? 100 * cs[i].total / waste(p) : 0);
+		if (where)
+			sqlite3_bind_text(ins, 13, where, -1, SQLITE_TRANSIENT);
+		else
+			sqlite3_bind_null(ins, 13);
+		db_step_reset(db, ins);
+		free(where);
+	}
+}
+
+static void diagnose_event(sqlite3 *db, sqlite3_stmt *ins, const struct ctree *t,
+			   const struct shape *s, uint32_t ev, const struct diag_thresholds *th)
 {
 	const struct ctx_derived *d = &t->derived[ev];
 	if (d->effort == CTX_NONE)
@@ -119,78 +515,38 @@ static void diagnose_event(sqlite3 *db, sqlite3_stmt *ins, const struct ctree *t
 	double total = t->metric[d->effort].total;
 	if (total <= 0)
 		return;
+	struct ev_metrics m = { d->effort, d->idleness, d->overhead,
+				find_metric(t, ev, "idleness:serial") };
 
-	struct walk w = { .t = t };
+	struct walk w = { .t = t, .s = s };
 	w.c = xcalloc(t->n + 1, sizeof *w.c);
-	w.first = xmalloc((t->n + 1) * sizeof *w.first);
-	w.next = xmalloc((t->n + 1) * sizeof *w.next);
-	memset(w.first, 0xff, (t->n + 1) * sizeof *w.first);
-	for (uint32_t i = (uint32_t)t->n; i-- > 1;) {
-		w.next[i] = w.first[t->node[i].parent];
-		w.first[t->node[i].parent] = i;
-	}
-	for (uint32_t i = 0; i < t->n; i++) {
-		struct candidate *c = &w.c[i];
-		if (t->node[i].kind != CTX_FRAME && t->node[i].kind != CTX_INLINED)
-			continue;
-		c->effort = incl(t, i, d->effort);
-		if (c->effort <= 0)
-			continue;
-		c->idle = incl(t, i, d->idleness);
-		c->ovh = incl(t, i, d->overhead);
-		if ((c->idle + c->ovh) / total < th->share)
-			continue;
-		int hi = c->idle / c->effort >= th->idleness, ho = c->ovh / c->effort >= th->overhead;
-		c->diag = (uint8_t)(hi && ho ? DIAG_INEFFICIENT : hi ? DIAG_MORE_PARALLELISM
-						   : ho ? DIAG_TOO_FINE : DIAG_NONE);
-	}
-	/* A recursion is one problem, listed at its outermost level. */
-	for (uint32_t i = 0; i < t->n; i++) {
-		const struct ctx_node *n = &t->node[i];
-		if (n->kind != CTX_FRAME)
-			continue;
-		for (uint32_t a = n->parent; a != CTX_NONE; a = t->node[a].parent)
-			if (t->node[a].kind == CTX_FRAME && t->node[a].procedure == n->procedure &&
-			    t->node[a].module == n->module) {
-				w.c[a].recursive = 1;
-				break;
-			}
-	}
+	judge_all(t, s, &m, total, th, w.c);
 	visit(&w, 0, DIAG_NONE);
 	if (w.nlisted)
 		qsort_r(w.listed, w.nlisted, sizeof *w.listed, most_waste_first, w.c);
 	for (size_t k = 0; k < w.nlisted; k++)
 		w.c[w.listed[k]].rank = (uint32_t)k + 1;
 
-	for (uint32_t i = 0; i < t->n; i++) {
-		const struct candidate *c = &w.c[i];
-		if (c->diag == DIAG_NONE)
-			continue;
-		sqlite3_bind_int64(ins, 1, (sqlite3_int64)i + 1);
-		sqlite3_bind_text(ins, 2, t->event[ev].name, -1, SQLITE_STATIC);
-		sqlite3_bind_text(ins, 3, diag_name[c->diag], -1, SQLITE_STATIC);
-		sqlite3_bind_text(ins, 4, diag_advice[c->diag], -1, SQLITE_STATIC);
-		if (c->rank)
-			sqlite3_bind_int64(ins, 5, c->rank);
-		else
-			sqlite3_bind_null(ins, 5);
-		sqlite3_bind_double(ins, 6, c->effort);
-		sqlite3_bind_double(ins, 7, 100 * c->effort / total);
-		sqlite3_bind_double(ins, 8, 100 * c->idle / c->effort);
-		sqlite3_bind_double(ins, 9, 100 * c->ovh / c->effort);
-		sqlite3_bind_double(ins, 10, 100 * (c->idle + c->ovh) / total);
-		db_step_reset(db, ins);
-	}
+	struct calls *cs = xcalloc(t->n + 1, sizeof *cs);
+	gather_calls(t, s, w.c, &m, cs);
+	write_rows(db, ins, t, ev, w.c, cs, total);
+	for (uint32_t i = 0; i < t->n; i++)
+		free(cs[i].share);
+	free(cs);
 	free(w.listed);
-	free(w.first);
-	free(w.next);
 	free(w.c);
 }
 
 void diagnose_write(sqlite3 *db, const struct ctree *t, const struct diag_thresholds *th)
 {
-	sqlite3_stmt *ins = db_prepare(db, "INSERT INTO diagnoses VALUES (?,?,?,?,?,?,?,?,?,?)");
+	sqlite3_stmt *ins = db_prepare(db, "INSERT INTO diagnoses (context_id, event, diagnosis, "
+					   "advice, rank, effort, effort_percent, idleness_percent, "
+					   "overhead_percent, waste_percent, scope, runtime_percent, "
+					   "runtime) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)");
+	struct shape s;
+	shape_make(&s, t);
 	for (uint32_t ev = 0; ev < t->nevent; ev++)
-		diagnose_event(db, ins, t, ev, th);
+		diagnose_event(db, ins, t, &s, ev, th);
+	shape_free(&s);
 	sqlite3_finalize(ins);
 }

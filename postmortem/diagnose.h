@@ -1,17 +1,29 @@
 /* diagnose.h - per-context diagnoses, after seed 001's granularity advice.
  *
- * For each procedure frame, from its inclusive effort E (work + idleness),
- * idleness I and overhead O:
- *   I/E high, O/E low  -> "needs more parallelism": a finer grain;
+ * For each procedure frame of the program's own code, from its inclusive
+ * effort E (work + idleness), idleness I and overhead O:
+ *   I/E high, O/E low  -> "needs more parallelism": a finer grain; or
+ *                         "serial phase" when the code runs outside every
+ *                         parallel construct (only first threads ran it,
+ *                         and most of I is idleness:serial): parallelize
+ *                         it or overlap it;
  *   O/E high, I/E low  -> "too fine-grained": a coarser grain;
  *   both high          -> "inefficient parallelization": change it.
  * "High" is at or above a threshold; only contexts whose idleness plus
  * overhead is a noticeable share of all effort are diagnosed.
  *
+ * Runtime code (frames of modules the overhead rules call a runtime's or
+ * transparent, unknown code, procedures marked as a runtime's) is never
+ * diagnosed: it counts for the nearest program frame above it, whose row
+ * names the runtime calls that hold its idleness and overhead.  A program
+ * frame is also judged on its runtime calls alone (scope "runtime"), and
+ * diagnosed so when its inclusive values are not.
+ *
  * The ranked list keeps the contexts most worth a programmer's time: the
  * outermost frame of a recursion (not each level), and a frame only when
- * the frames below it that are listed account for less than 80% of its
- * idleness and overhead.  Ranked by that waste's share of all effort.
+ * the program frames below it with the same kind of problem account for
+ * less than 80% of its idleness and overhead, or else for its runtime
+ * calls.  Ranked by that waste's share of all effort.
  */
 #ifndef CULPRIT_DIAGNOSE_H
 #define CULPRIT_DIAGNOSE_H
@@ -31,7 +43,8 @@ struct diag_thresholds {
 #define DIAG_OVERHEAD_DEFAULT 0.20
 #define DIAG_SHARE_DEFAULT 0.02
 
-/* Fills the diagnoses table from the merged tree T. */
+/* Fills the diagnoses table from the merged tree T, whose rules (if any)
+ * say which code is a runtime's. */
 void diagnose_write(sqlite3 *db, const struct ctree *t, const struct diag_thresholds *th);
 
 #endif

@@ -161,9 +161,12 @@ keys mv q
 # A diagnosis, as culprit prof writes them (the test programs' own are
 # timing-dependent; what is checked here is how the viewer shows one).
 cp c.db diag.db
-sqlite3 diag.db "INSERT INTO diagnoses SELECT id, 'cputime', 'needs more parallelism',
+sqlite3 diag.db "INSERT INTO diagnoses (context_id, event, diagnosis, advice, rank, effort,
+	effort_percent, idleness_percent, overhead_percent, waste_percent, scope, runtime_percent,
+	runtime) SELECT id, 'cputime', 'needs more parallelism',
 	'finer grain: more, smaller tasks or chunks, so idle workers find work', 1, 1.0, 50.0,
-	50.0, 0.0, 25.0 FROM contexts WHERE procedure = 'light_caller' AND kind = 'frame'"
+	50.0, 0.0, 25.0, 'inclusive', 40.0, 'libc: printf 40%' FROM contexts
+	WHERE procedure = 'light_caller' AND kind = 'frame'"
 start col 100 30 "'$CULPRIT' view diag.db"
 wait_for col "<program root>"
 keys col / l i g h t _ c a l l e r Enter
