@@ -771,74 +771,128 @@ static double info_number(const struct report *r, const char *key, double fallba
 	return v;
 }
 
+/* The diagnoses listed for one event, in rank order.  Databases from
+ * before the scope and runtime columns read as diagnoses of whole
+ * contexts, with nothing said about runtime calls. */
+static sqlite3_stmt *listed_diagnoses(const struct report *r)
+{
+	static const char *const sql[] = {
+		"SELECT context_id, rank, diagnosis, advice, effort, effort_percent, "
+		"idleness_percent, overhead_percent, waste_percent, scope, runtime_percent, runtime "
+		"FROM diagnoses WHERE event = ? AND rank IS NOT NULL ORDER BY rank",
+		"SELECT context_id, rank, diagnosis, advice, effort, effort_percent, "
+		"idleness_percent, overhead_percent, waste_percent, 'inclusive', NULL, NULL "
+		"FROM diagnoses WHERE event = ? AND rank IS NOT NULL ORDER BY rank",
+	};
+	sqlite3_stmt *s = NULL;
+	for (size_t k = 0; k < sizeof sql / sizeof *sql; k++) {
+		if (sqlite3_prepare_v2(r->db, sql[k], -1, &s, NULL) == SQLITE_OK) {
+			sqlite3_bind_text(s, 1, r->event, -1, SQLITE_TRANSIENT);
+			return s;
+		}
+		sqlite3_finalize(s);
+		s = NULL;
+	}
+	return NULL;
+}
+
+/* One diagnosis as a CSV row (the header is in diagnose()). */
+static void diagnosis_csv(sqlite3_stmt *s, const struct ctx *c, sqlite3_int64 id, const char *path)
+{
+	printf("%d,%lld,", sqlite3_column_int(s, 1), (long long)id);
+	put_csv((const char *)sqlite3_column_text(s, 2));
+	putchar(',');
+	put_csv(c->procedure);
+	putchar(',');
+	put_csv(c->file);
+	printf(",%d,", c->line);
+	put_csv(path);
+	printf(",%.9g,%.4f,%.4f,%.4f,%.4f,", sqlite3_column_double(s, 4),
+	       sqlite3_column_double(s, 5), sqlite3_column_double(s, 6),
+	       sqlite3_column_double(s, 7), sqlite3_column_double(s, 8));
+	put_csv((const char *)sqlite3_column_text(s, 3));
+	putchar(',');
+	put_csv((const char *)sqlite3_column_text(s, 9));
+	if (sqlite3_column_type(s, 10) != SQLITE_NULL)
+		printf(",%.4f,", sqlite3_column_double(s, 10));
+	else
+		printf(",,");
+	put_csv((const char *)sqlite3_column_text(s, 11));
+	putchar('\n');
+}
+
+/* One diagnosis as text: what and where, the path, the numbers behind
+ * it, the runtime calls that hold its idleness and overhead, the advice. */
+static void diagnosis_text(const struct report *r, sqlite3_stmt *s, const struct ctx *c,
+			   const char *path)
+{
+	const char *diag = (const char *)sqlite3_column_text(s, 2);
+	const char *advice = (const char *)sqlite3_column_text(s, 3);
+	const char *scope = (const char *)sqlite3_column_text(s, 9);
+	const char *calls = (const char *)sqlite3_column_text(s, 11);
+	int runtime = scope && strcmp(scope, "runtime") == 0;
+	char line[512];
+	snprintf(line, sizeof line, "%2d. %s: %s%s", sqlite3_column_int(s, 1), diag ? diag : "?",
+		 c->procedure ? c->procedure : "?", runtime ? ", its runtime calls" : "");
+	put_safe(line, 100);
+	if (c->file) {
+		printf("  (");
+		put_safe(base_name(c->file), 40);
+		printf(":%d)", c->line);
+	}
+	printf("\n    ");
+	put_safe(path, 96);
+	printf("\n    %s %s, %.1f%% of all effort: idleness %.1f%%, overhead %.1f%% of it "
+	       "(%.1f%% of all)\n", amount(r->unit, sqlite3_column_double(s, 4)), r->unit,
+	       sqlite3_column_double(s, 5), sqlite3_column_double(s, 6),
+	       sqlite3_column_double(s, 7), sqlite3_column_double(s, 8));
+	if (calls) {
+		printf("    in runtime calls: ");
+		put_safe(calls, 100 - 22);
+		putchar('\n');
+	}
+	printf("    -> ");
+	put_safe(advice, 93);
+	printf("\n\n");
+}
+
 static int diagnose(const struct report *r)
 {
 	if (need_schema2(r, "diagnoses"))
 		return 1;
-	sqlite3_stmt *s = NULL;
-	if (sqlite3_prepare_v2(r->db, "SELECT context_id, rank, diagnosis, advice, effort, "
-			       "effort_percent, idleness_percent, overhead_percent, waste_percent "
-			       "FROM diagnoses WHERE event = ? AND rank IS NOT NULL ORDER BY rank",
-			       -1, &s, NULL) != SQLITE_OK)
+	sqlite3_stmt *s = listed_diagnoses(r);
+	if (!s)
 		return fail("%s: %s", r->path, sqlite3_errmsg(r->db));
-	sqlite3_bind_text(s, 1, r->event, -1, SQLITE_TRANSIENT);
 	double ti = info_number(r, "diagnose_idleness_percent", 20);
 	double to = info_number(r, "diagnose_overhead_percent", 20);
 	double ts = info_number(r, "diagnose_share_percent", 2);
 	if (r->csv)
 		printf("rank,context_id,diagnosis,procedure,file,line,path,effort,effort_percent,"
-		       "idleness_percent,overhead_percent,waste_percent,advice\n");
+		       "idleness_percent,overhead_percent,waste_percent,advice,scope,"
+		       "runtime_percent,runtime\n");
 	else {
 		printf("culprit report: ");
 		put_safe(r->path, 60);
 		printf(" (diagnoses)\n%s: effort (work + idleness) %s %s.  A context is diagnosed "
 		       "when its\nidleness is at least %g%% or its overhead at least %g%% of its "
-		       "effort, and the two\ntogether at least %g%% of all effort.\n\n", r->event,
-		       amount(r->unit, r->base), r->unit, ti, to, ts);
+		       "effort, and the two\ntogether at least %g%% of all effort.  Diagnoses name "
+		       "the program's own frames:\nruntime and system code counts for the frame "
+		       "that called it (\"in runtime calls\":\nthe calls that hold its idleness "
+		       "and overhead, with their shares).\n\n", r->event, amount(r->unit, r->base),
+		       r->unit, ti, to, ts);
 	}
 	int rows = 0;
 	while (sqlite3_step(s) == SQLITE_ROW) {
 		sqlite3_int64 id = sqlite3_column_int64(s, 0) - 1;
 		if (id < 0 || (size_t)id >= r->n)
 			continue;
-		const struct ctx *c = &r->c[id];
-		const char *diag = (const char *)sqlite3_column_text(s, 2);
-		const char *advice = (const char *)sqlite3_column_text(s, 3);
-		double effort = sqlite3_column_double(s, 4), ep = sqlite3_column_double(s, 5);
-		double ip = sqlite3_column_double(s, 6), op = sqlite3_column_double(s, 7);
-		double wp = sqlite3_column_double(s, 8);
 		char path[512];
 		frame_path(r, (uint32_t)id, path, sizeof path, r->csv ? 400 : 94);
 		rows++;
-		if (r->csv) {
-			printf("%d,%lld,", sqlite3_column_int(s, 1), (long long)id + 1);
-			put_csv(diag);
-			putchar(',');
-			put_csv(c->procedure);
-			putchar(',');
-			put_csv(c->file);
-			printf(",%d,", c->line);
-			put_csv(path);
-			printf(",%.9g,%.4f,%.4f,%.4f,%.4f,", effort, ep, ip, op, wp);
-			put_csv(advice);
-			putchar('\n');
-			continue;
-		}
-		char line[512];
-		snprintf(line, sizeof line, "%2d. %s: %s", sqlite3_column_int(s, 1), diag ? diag : "?",
-			 c->procedure ? c->procedure : "?");
-		put_safe(line, 100);
-		if (c->file) {
-			printf("  (");
-			put_safe(base_name(c->file), 40);
-			printf(":%d)", c->line);
-		}
-		printf("\n    ");
-		put_safe(path, 96);
-		printf("\n    %s %s, %.1f%% of all effort: idleness %.1f%%, overhead %.1f%% of it "
-		       "(%.1f%% of all)\n    -> ", amount(r->unit, effort), r->unit, ep, ip, op, wp);
-		put_safe(advice, 93);
-		printf("\n\n");
+		if (r->csv)
+			diagnosis_csv(s, &r->c[id], id + 1, path);
+		else
+			diagnosis_text(r, s, &r->c[id], path);
 	}
 	sqlite3_finalize(s);
 	if (!rows && !r->csv)

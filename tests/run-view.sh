@@ -175,6 +175,8 @@ $TMUX_CMD capture-pane -t col -e -p > colour.txt
 check "view: ... in red" sh -c "grep -q \"\$(printf '\\033')\\[31m!\" colour.txt"
 keys col d
 check "view: the details give its diagnosis" wait_for col "why   needs more parallelism \(#1\)"
+check "view: ... and the runtime calls that hold its waste" \
+	wait_for col "in runtime calls: libc: printf 40%"
 keys col q
 start nocol 100 30 "NO_COLOR=1 '$CULPRIT' view diag.db"
 wait_for nocol "<program root>"

@@ -288,6 +288,7 @@ static struct {
 	int view, sortcol;
 	size_t ev;
 	char *path, *diag;
+	char *calls;		/* the diagnosis's runtime calls, or NULL */
 	struct vstats stats;
 	/* source */
 	char **lines;
@@ -302,6 +303,7 @@ void draw_forget(void)
 {
 	free(cache.path);
 	free(cache.diag);
+	free(cache.calls);
 	vstats_free(&cache.stats);
 	for (size_t i = 0; i < cache.nlines; i++)
 		free(cache.lines[i]);
@@ -361,7 +363,7 @@ static void fill_cache(struct vui *u, const struct vrow *r)
 	const struct vcolumn *c = ui_sort_column(u);
 	if (r->id) {
 		cache.path = model_path(u->m, r->id);
-		cache.diag = model_diagnosis(u->m, r->id);
+		cache.diag = model_diagnosis(u->m, r->id, &cache.calls);
 		model_thread_values(u->m, r->id, c->metric, c->exclusive, &cache.stats);
 	}
 	if (u->pane == PANE_SOURCE) {
@@ -438,6 +440,10 @@ static void draw_detail(struct vui *u, const struct vrow *r)
 		put(y++, 7, (int)w, buf, a);
 		if (take < len && y < end)
 			put(y++, 7, (int)w, d + take + (d[take] == ' '), a);
+	}
+	if (cache.calls && y < end) {
+		snprintf(buf, sizeof buf, "in runtime calls: %s", cache.calls);
+		put(y++, 7, COLS - 8, buf, color(u, C_HOT));
 	}
 	if (y >= end)
 		return;

@@ -573,13 +573,23 @@ size_t model_ancestors(struct vmodel *m, int64_t id, int64_t *ids, size_t max)
 	return n;
 }
 
-char *model_diagnosis(struct vmodel *m, int64_t id)
+char *model_diagnosis(struct vmodel *m, int64_t id, char **calls)
 {
+	*calls = NULL;
 	if (m->schema < 2 || !id)
 		return NULL;
-	sqlite3_stmt *s = prepare(m,
-		"SELECT diagnosis, advice, rank, idleness_percent, overhead_percent, waste_percent "
-		"FROM diagnoses WHERE context_id = ? AND event = ?");
+	/* Databases from before the scope and runtime columns: the second. */
+	static const char *const sql[] = {
+		"SELECT diagnosis, advice, rank, idleness_percent, overhead_percent, waste_percent, "
+		"scope, runtime FROM diagnoses WHERE context_id = ? AND event = ?",
+		"SELECT diagnosis, advice, rank, idleness_percent, overhead_percent, waste_percent, "
+		"NULL, NULL FROM diagnoses WHERE context_id = ? AND event = ?",
+	};
+	sqlite3_stmt *s = NULL;
+	if (sqlite3_prepare_v2(m->db, sql[0], -1, &s, NULL) != SQLITE_OK) {
+		sqlite3_finalize(s);
+		s = prepare(m, sql[1]);
+	}
 	if (!s)
 		return NULL;
 	sqlite3_bind_int64(s, 1, id);
@@ -589,10 +599,14 @@ char *model_diagnosis(struct vmodel *m, int64_t id)
 		char rank[32] = "";
 		if (sqlite3_column_type(s, 2) != SQLITE_NULL)
 			snprintf(rank, sizeof rank, " (#%d)", sqlite3_column_int(s, 2));
-		out = xasprintf("%s%s: idleness %.1f%%, overhead %.1f%% of its effort; %.1f%% of "
+		const char *scope = (const char *)sqlite3_column_text(s, 6);
+		int runtime = scope && strcmp(scope, "runtime") == 0;
+		out = xasprintf("%s%s%s: idleness %.1f%%, overhead %.1f%% of %s effort; %.1f%% of "
 				"all effort -> %s", sqlite3_column_text(s, 0), rank,
-				sqlite3_column_double(s, 3), sqlite3_column_double(s, 4),
+				runtime ? " in its runtime calls" : "", sqlite3_column_double(s, 3),
+				sqlite3_column_double(s, 4), runtime ? "their" : "its",
 				sqlite3_column_double(s, 5), sqlite3_column_text(s, 1));
+		*calls = text(s, 7);
 	}
 	sqlite3_finalize(s);
 	return out;

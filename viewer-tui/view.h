@@ -103,8 +103,9 @@ int model_load_top(struct vmodel *m, enum vview view, struct vrow *root);
  * "a > b > c" (malloc'd); NULL on failure. */
 char *model_path(struct vmodel *m, int64_t id);
 /* The diagnosis line of context ID for the current event (malloc'd), or
- * NULL. */
-char *model_diagnosis(struct vmodel *m, int64_t id);
+ * NULL.  *CALLS (malloc'd, or NULL) gets the runtime calls that hold its
+ * idleness and overhead, with their shares. */
+char *model_diagnosis(struct vmodel *m, int64_t id, char **calls);
 /* Per-thread statistics of context ID's metric: */
 struct vthread_value {
 	char *name;
