@@ -3,54 +3,59 @@
  *
  * Runtimes (through plugins or the runtime API) declare which threads are
  * workers and whether each is working, idle and why, or waiting and why.
- * Each worker thread owns a slot, a cache line of its own, whose one word
- * it alone writes in the common case:
- *
- *   bits  0..7   state: enum culprit_worker_state in the low 4 bits, the
- *                cause above
- *   bits  8..15  the state before, in the same layout
- *   bits 16..63  when the state began: the time stamp counter in units of
- *                16 cycles, modulo 2^48 (it wraps after days; stamps are
- *                compared by their difference)
- *
- * A state change is one store: nothing on the per-task path writes a line
- * that another thread writes, so its cost does not grow with the number
- * of threads.  A sample sums the slots (sample.c); the one cross-thread
+ * Each worker thread owns a slot, two cache lines of its own, where it
+ * alone records its last HISTORY state changes: each the state entered and
+ * when (the time stamp counter), numbered by a sequence counter.  A
+ * change is two stores: nothing on the per-task path writes a line that
+ * another thread writes, so its cost does not grow with the number of
+ * threads.  A sample sums the slots (sample.c).  The one cross-thread
  * write is culprit_worker_recause, by which a runtime moves a sleeping
  * worker to another state (OpenMP's pool workers wait in a region's last
- * barrier until the next region, long after the region ended).
+ * barrier until the next region, long after the region ended): it is kept
+ * beside the history, for the change number it follows, and the owner
+ * folds it into its history at its next change.
  *
- * The stamp is there for the sample's sake.  A sample reaches its handler
- * microseconds after the counter overflowed (the timer interrupt, signal
- * delivery), and meanwhile the other workers go on: in a short parallel
- * region, the ones that finish their share start to wait for the sampled
- * thread, which is late only because it is being sampled.  Counting them
- * as idle would blame a whole sampling period of idleness on a wait that
- * the sample itself caused.  So a sample counts each worker in the state
- * it was in when the sampled thread stopped: the state before, when the
- * current one began later than that.  (A worker that changed twice since
- * is counted in the state it left last.)  That moment is not taken before
- * the sampled thread's own state began.
+ * The history is there for the sample's sake.  A sample reaches its
+ * handler microseconds after the sampled thread stopped (the timer
+ * interrupt, signal delivery), and meanwhile the other workers go on: in a
+ * short parallel region, the ones that finish their share start to wait
+ * for the sampled thread, which is late only because it is being sampled.
+ * Counting them as idle would blame a whole sampling period of idleness on
+ * a wait that the sample itself caused.  So a sample counts each worker in
+ * the state it was in when the sampled thread stopped, found in its
+ * history: a worker woken late may start, finish its share and wait again
+ * within that time (doc/idleness.md).  That moment is not taken before the
+ * sampled thread's own state began.
  *
  * Lock-free and async-signal-safe.
  */
 #include "collector.h"
 
 #define MAX_WORKERS 4096	/* worker threads alive at once */
-#define STATE_BITS 8
+#define HISTORY 8		/* state changes a slot remembers */
 #define STATE_MASK 0xffu
-#define STAMP_SHIFT 16		/* the stamp's place in the word */
 #define STAMP_UNIT 4		/* log2 of the cycles a stamp unit counts */
 
+/* A change: the state entered in the low 8 bits (enum culprit_worker_state
+ * in the low 4, the cause above), and when in the rest: the time stamp
+ * counter in units of 16 cycles, modulo 2^56 (changes are compared by the
+ * difference of their stamps). */
+typedef uint64_t change_t;
+
 struct worker_slot {
-	_Atomic uint64_t word;			/* state, state before, stamp */
+	_Atomic uint64_t seq;			/* changes the owner made so far */
+	_Atomic change_t change[HISTORY];	/* change n is at n % HISTORY */
+	/* Another thread's change of this worker's state: for the owner's
+	 * change number (low 16 bits) it follows, the state left (8 bits)
+	 * and entered (8 bits), and when (the stamp's low 32 bits). */
+	_Atomic uint64_t recause;
 	_Atomic(struct culprit_thread *) owner;	/* NULL: free */
 } __attribute__((aligned(64)));
 
 static struct worker_slot slots[MAX_WORKERS];
 static atomic_uint nslots;	/* slots ever taken: the ones a sample reads */
 
-/* A thread's state in the word's layout: the state in the low 4 bits, the
+/* A thread's state in a change's layout: the state in the low 4 bits, the
  * cause above (only idle and waiting states have one). */
 static unsigned pack(enum culprit_worker_state state, enum culprit_idle_cause cause)
 {
@@ -58,27 +63,59 @@ static unsigned pack(enum culprit_worker_state state, enum culprit_idle_cause ca
 	return (unsigned)state | (has_cause ? (unsigned)cause : 0u) << 4;
 }
 
-/* A stamp as the word keeps it, in its top 48 bits. */
-static uint64_t stamp_bits(uint64_t stamp)
+static uint64_t stamp_of(uint64_t cycles)
 {
-	return stamp >> STAMP_UNIT << STAMP_SHIFT;
+	return cycles >> STAMP_UNIT;
 }
 
-/* The stamp bits of word W. */
-static uint64_t word_stamp(uint64_t w)
+static change_t make_change(unsigned state, uint64_t stamp)
 {
-	return w >> STAMP_SHIFT << STAMP_SHIFT;
+	return stamp << 8 | (state & STATE_MASK);
 }
 
-static uint64_t make_word(unsigned state, unsigned before, uint64_t stamp)
+/* Whether change or stamp A comes after B (both in change layout). */
+static int later(change_t a, change_t b)
 {
-	return stamp_bits(stamp) | (uint64_t)(before & STATE_MASK) << STATE_BITS |
-	       (state & STATE_MASK);
+	return (int64_t)((a & ~(uint64_t)STATE_MASK) - (b & ~(uint64_t)STATE_MASK)) > 0;
+}
+
+static uint64_t make_recause(uint64_t seq, unsigned from, unsigned to, uint64_t stamp)
+{
+	return (stamp & 0xffffffffu) << 32 | (uint64_t)(to & STATE_MASK) << 24 |
+	       (uint64_t)(from & STATE_MASK) << 16 | (seq & 0xffffu);
+}
+
+/* Recause R as a change, if it follows change number SEQ whose state is
+ * STATE (the latest change, stamped LATEST); else 0. */
+static change_t recause_change(uint64_t r, uint64_t seq, unsigned state, change_t latest)
+{
+	if (!r || (r & 0xffffu) != (seq & 0xffffu) || (r >> 16 & STATE_MASK) != state)
+		return 0;
+	/* Its stamp's high bits are those of the change it follows, or the
+	 * next 2^32 units if its low bits wrapped since. */
+	uint64_t base = latest >> 8, low = r >> 32;
+	uint64_t stamp = (base & ~0xffffffffull) | low;
+	if (stamp < base)
+		stamp += 1ull << 32;
+	return make_change((unsigned)(r >> 24), stamp);
 }
 
 static int valid(enum culprit_worker_state state, enum culprit_idle_cause cause)
 {
 	return state <= CULPRIT_WAITING && cause < CULPRIT_IDLE_CAUSES;
+}
+
+/* The latest change of S as its owner sees it, a pending recause folded.
+ * For the owner, or for another thread that only needs the state. */
+static change_t latest_change(const struct worker_slot *s, uint64_t *seq)
+{
+	uint64_t n = atomic_load_explicit(&s->seq, memory_order_acquire);
+	change_t c = n ? atomic_load_explicit(&s->change[n % HISTORY], memory_order_relaxed) : 0;
+	change_t r = recause_change(atomic_load_explicit(&s->recause, memory_order_relaxed), n,
+				    (unsigned)(c & STATE_MASK), c);
+	if (seq)
+		*seq = n;
+	return r ? r : c;
 }
 
 /* T's slot, taken on its first declaration.  NULL when all are taken: the
@@ -90,17 +127,31 @@ static struct worker_slot *slot_of(struct culprit_thread *t)
 		return t->worker_slot;
 	for (unsigned i = 0; i < MAX_WORKERS; i++) {
 		struct culprit_thread *none = NULL;
-		if (atomic_load_explicit(&slots[i].owner, memory_order_relaxed) ||
-		    !atomic_compare_exchange_strong(&slots[i].owner, &none, t))
+		struct worker_slot *s = &slots[i];
+		if (atomic_load_explicit(&s->owner, memory_order_relaxed) ||
+		    !atomic_compare_exchange_strong(&s->owner, &none, t))
 			continue;
-		atomic_store(&slots[i].word, 0);
+		atomic_store(&s->seq, 0);
+		atomic_store(&s->recause, 0);
 		unsigned n = atomic_load(&nslots);
 		while (n < i + 1 && !atomic_compare_exchange_weak(&nslots, &n, i + 1))
 			;
-		t->worker_slot = &slots[i];
-		return t->worker_slot;
+		t->worker_slot = s;
+		return s;
 	}
 	return NULL;
+}
+
+/* Appends changes to S, whose latest is number N: a recause R folded in
+ * (0: none), then NOW.  Owner only. */
+static void append(struct worker_slot *s, uint64_t n, change_t r, change_t now)
+{
+	if (r) {
+		atomic_store_explicit(&s->change[++n % HISTORY], r, memory_order_relaxed);
+		atomic_store_explicit(&s->seq, n, memory_order_release);
+	}
+	atomic_store_explicit(&s->change[++n % HISTORY], now, memory_order_relaxed);
+	atomic_store_explicit(&s->seq, n, memory_order_release);
 }
 
 /* async-signal-safe */
@@ -113,12 +164,14 @@ void culprit_worker_set(enum culprit_worker_state state, enum culprit_idle_cause
 	struct worker_slot *s = t->worker_slot;
 	if (!s && (state == CULPRIT_NOT_WORKER || !(s = slot_of(t))))
 		return;
+	uint64_t n = atomic_load_explicit(&s->seq, memory_order_relaxed);
+	change_t c = n ? atomic_load_explicit(&s->change[n % HISTORY], memory_order_relaxed) : 0;
+	change_t r = recause_change(atomic_load_explicit(&s->recause, memory_order_relaxed), n,
+				    (unsigned)(c & STATE_MASK), c);
 	unsigned now = pack(state, cause);
-	uint64_t w = atomic_load_explicit(&s->word, memory_order_relaxed);
-	if ((w & STATE_MASK) == now)
+	if (((r ? r : c) & STATE_MASK) == now)
 		return;
-	atomic_store_explicit(&s->word, make_word(now, (unsigned)w, culprit_stamp()),
-			      memory_order_release);
+	append(s, n, r, make_change(now, stamp_of(culprit_stamp())));
 }
 
 /* async-signal-safe */
@@ -126,7 +179,7 @@ enum culprit_worker_state workers_state(const struct culprit_thread *t,
 					enum culprit_idle_cause *cause)
 {
 	const struct worker_slot *s = t ? t->worker_slot : NULL;
-	unsigned packed = s ? (unsigned)atomic_load_explicit(&s->word, memory_order_relaxed) : 0;
+	unsigned packed = s ? (unsigned)(latest_change(s, NULL) & STATE_MASK) : 0;
 	if (cause)
 		*cause = (enum culprit_idle_cause)(packed >> 4 & 0xf);
 	return (enum culprit_worker_state)(packed & 0xf);
@@ -148,37 +201,71 @@ int culprit_worker_recause(struct culprit_worker *w, enum culprit_worker_state f
 	if (!s || !valid(from_state, from_cause) || !valid(to_state, to_cause))
 		return 0;
 	unsigned from = pack(from_state, from_cause), to = pack(to_state, to_cause);
-	uint64_t old = atomic_load(&s->word);
-	do
-		if ((old & STATE_MASK) != from)
+	for (int tries = 0; tries < 4; tries++) {
+		uint64_t n, r = atomic_load(&s->recause);
+		if ((latest_change(s, &n) & STATE_MASK) != from)
 			return 0;
-	while (!atomic_compare_exchange_weak(&s->word, &old, make_word(to, from, culprit_stamp())));
-	return 1;
+		uint64_t mine = make_recause(n, from, to, stamp_of(culprit_stamp()));
+		if (!atomic_compare_exchange_strong(&s->recause, &r, mine))
+			continue;
+		/* The owner changed meanwhile: its change is the newer news. */
+		return atomic_load(&s->seq) == n;
+	}
+	return 0;
+}
+
+/* S's state at stamp AT (change layout; 0: now), from its history.
+ * A change the reader cannot be sure of (being written) is left out; a
+ * history older than the ring counts as its oldest state.
+ * async-signal-safe. */
+static unsigned state_at(const struct worker_slot *s, change_t at)
+{
+	for (int tries = 0; tries < 3; tries++) {
+		uint64_t n = atomic_load_explicit(&s->seq, memory_order_acquire);
+		if (!n)
+			return 0;
+		change_t h[HISTORY + 1];
+		int k = 0;
+		/* The oldest entry may be overwritten by the owner's next
+		 * change as we read: HISTORY - 1 of them. */
+		for (uint64_t i = n; i > 0 && k < HISTORY - 1; i--)
+			h[k++] = atomic_load_explicit(&s->change[i % HISTORY], memory_order_relaxed);
+		change_t r = recause_change(atomic_load_explicit(&s->recause, memory_order_relaxed),
+					    n, (unsigned)(h[0] & STATE_MASK), h[0]);
+		if (atomic_load_explicit(&s->seq, memory_order_acquire) > n + 1)
+			continue;	/* lapped while reading */
+		if (!at)
+			return (unsigned)((r ? r : h[0]) & STATE_MASK);
+		if (r && !later(r, at))
+			return (unsigned)(r & STATE_MASK);
+		for (int i = 0; i < k; i++)
+			if (!later(h[i], at))
+				return (unsigned)(h[i] & STATE_MASK);
+		/* All later: before its first change it was no worker. */
+		return (uint64_t)k == n ? 0 : (unsigned)(h[k - 1] & STATE_MASK);
+	}
+	return (unsigned)(latest_change(s, NULL) & STATE_MASK);
 }
 
 /* async-signal-safe */
 void workers_counts(struct worker_counts *out, uint64_t at, const struct culprit_thread *self)
 {
 	unsigned n = atomic_load_explicit(&nslots, memory_order_acquire);
-	uint64_t at_bits = stamp_bits(at);
 	const struct worker_slot *mine = self ? self->worker_slot : NULL;
+	change_t when = at ? make_change(0, stamp_of(at)) : 0;
 	/* Not before the sampled thread's own state began: earlier, it was
 	 * not doing what it was sampled doing (waiting, say, while the others
 	 * waited too), and the others' states then are not its blame. */
-	if (at && mine) {
-		uint64_t began = word_stamp(atomic_load_explicit(&mine->word, memory_order_relaxed));
-		if ((int64_t)(began - at_bits) > 0)
-			at_bits = began;
+	if (when && mine) {
+		change_t began = latest_change(mine, NULL);
+		if (later(began, when))
+			when = began & ~(uint64_t)STATE_MASK;
 	}
 
 	*out = (struct worker_counts){ 0 };
 	for (unsigned i = 0; i < n && i < MAX_WORKERS; i++) {
-		uint64_t w = atomic_load_explicit(&slots[i].word, memory_order_relaxed);
-		unsigned packed = (unsigned)w;
-		/* Began after AT (wrapping-safe): count the state before.  The
-		 * sampled thread itself is in the state it was sampled in. */
-		if (at && &slots[i] != mine && (int64_t)(word_stamp(w) - at_bits) > 0)
-			packed >>= STATE_BITS;
+		/* The sampled thread itself is in the state it was sampled in. */
+		unsigned packed = state_at(&slots[i], &slots[i] == mine ? 0 : when);
 		unsigned state = packed & 0xf, cause = packed >> 4 & 0xf;
 		if (cause >= CULPRIT_IDLE_CAUSES)
 			continue;
@@ -193,14 +280,21 @@ void workers_counts(struct worker_counts *out, uint64_t at, const struct culprit
 	}
 }
 
+/* Frees slot S: no worker, no history. */
+static void slot_clear(struct worker_slot *s)
+{
+	atomic_store(&s->seq, 0);
+	atomic_store(&s->recause, 0);
+	atomic_store(&s->owner, NULL);
+}
+
 void workers_thread_end(struct culprit_thread *t)
 {
 	struct worker_slot *s = t->worker_slot;
 	if (!s)
 		return;
-	atomic_store(&s->word, 0);
 	t->worker_slot = NULL;
-	atomic_store(&s->owner, NULL);
+	slot_clear(s);
 }
 
 void workers_fork_child(void)
@@ -208,9 +302,7 @@ void workers_fork_child(void)
 	/* Only the forking thread survives, and it starts afresh (thread.c):
 	 * its runtime declares it again. */
 	unsigned n = atomic_load(&nslots);
-	for (unsigned i = 0; i < n && i < MAX_WORKERS; i++) {
-		atomic_store(&slots[i].word, 0);
-		atomic_store(&slots[i].owner, NULL);
-	}
+	for (unsigned i = 0; i < n && i < MAX_WORKERS; i++)
+		slot_clear(&slots[i]);
 	atomic_store(&nslots, 0);
 }

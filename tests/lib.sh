@@ -108,6 +108,12 @@ near() {
 	awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= t) }'
 }
 
+# within A B SHARE FLOOR: A is B to within SHARE of B, or FLOOR.
+within() {
+	awk -v a="$1" -v b="$2" -v s="$3" -v f="$4" 'BEGIN {
+		d = a - b; if (d < 0) d = -d; t = s * (b < 0 ? -b : b); exit !(d <= t || d <= f) }'
+}
+
 # at_least A B: A >= B (decimals allowed).
 at_least() {
 	awk -v a="$1" -v b="$2" 'BEGIN { exit !(a >= b) }'

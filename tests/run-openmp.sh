@@ -171,16 +171,18 @@ for cc in $compilers; do
 	done
 
 	# ---- short parallel regions: idleness against the program's clocks ----------
-	# 20 us regions and 1 ms regions, thread 0 doing twice the work.
-	for shape in "50000 5000" "500 250000"; do
+	# 50 us and 1 ms regions, thread 0 doing twice the work (shorter ones:
+	# bench/idle_accuracy.sh, where a sample's own stall is a large part
+	# of a region and runs spread more).
+	for shape in "20000 12500" "500 250000"; do
 		set -- $shape
 		profile rg-$cc-$1 "$PROGRAMS/omp_regions-$cc" $1 $2 2 > rg.out
-		truth=$(awk '/omp_regions:/ { print $(NF - 3) }' rg.out)
+		truth=$(awk '/omp_regions:/ { print $8 }' rg.out)
 		prof rg-$cc-$1
 		got=$(pm rg-$cc-$1.db region_work idleness)
 		note "$cc $(cat rg.out); culprit: $got s"
 		check "$cc short regions ($(awk '/omp_regions:/ { print $5 }' rg.out) us): idleness within 10% or 5 ms of the program's own clocks" \
-			sh -c "near '$got' '$truth' 0.005 || near '$(ratio "$got" "$truth")' 1 0.1"
+			within "$got" "$truth" 0.1 0.005
 	done
 done
 
