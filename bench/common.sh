@@ -77,6 +77,19 @@ wall_cpu() {
 }
 
 # median VALUES... : the median of the numbers given.
+# thread_counts FIRST: FIRST, twice that, ... below nproc, then nproc (at
+# least FIRST): the thread counts a scaling benchmark runs at by default.
+thread_counts() {
+    local n t=$1 list=
+    n=$(nproc)
+    [ "$n" -lt "$1" ] && n=$1
+    while [ "$t" -lt "$n" ]; do
+        list+="$t "
+        t=$((t * 2))
+    done
+    echo "$list$n"
+}
+
 median() {
     printf '%s\n' "$@" | sort -g | awk '
         { v[NR] = $1 }

@@ -33,17 +33,7 @@ RUNS=${BENCH_RUNS:-3}
 SHAPES=${BENCH_SHAPES:-50000:2500 20000:6000 5000:25000 500:250000 50:2500000}
 OMP_CC=${OMP_CC:-clang}
 
-default_threads() {
-    local n t=2 list=
-    n=$(nproc)
-    [ "$n" -lt 2 ] && n=2
-    while [ "$t" -lt "$n" ]; do
-        list+="$t "
-        t=$((t * 2))
-    done
-    echo "$list$n"
-}
-THREADS=${BENCH_THREADS:-$(default_threads)}
+THREADS=${BENCH_THREADS:-$(thread_counts 2)}
 
 setup_build
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/culprit-bench.XXXXXX")

@@ -49,16 +49,7 @@ FINE_MAX_T=16
 TASK_NS_MAX=60       # fine, at T = 1: ns per task of culprit over null
 CPU_MAX=1.05         # coarse and loop, CPU: culprit / base
 
-default_threads() {
-    local n t=1 list=
-    n=$(nproc)
-    while [ "$t" -lt "$n" ]; do
-        list+="$t "
-        t=$((t * 2))
-    done
-    echo "$list$n"
-}
-THREADS=${BENCH_THREADS:-$(default_threads)}
+THREADS=${BENCH_THREADS:-$(thread_counts 1)}
 
 setup_build
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/culprit-bench.XXXXXX")
