@@ -38,13 +38,11 @@
 
 /* ---- configuration (process.c) ---------------------------------------- */
 
-#define CULPRIT_MAX_DEPTH_LIMIT SETTING_MAX_DEPTH_MAX	/* the most frames a sample may keep */
-#define CULPRIT_DEFAULT_MAX_DEPTH SETTING_MAX_DEPTH_DEFAULT
-/* The most frames the unwinder looks at: past the depth limit, so that a
- * path cut to the limit keeps its outermost frames. */
-#define CULPRIT_UNWIND_MAX (CULPRIT_MAX_DEPTH_LIMIT + CULPRIT_PATH_OUTER + 64)
+/* The most frames the unwinder looks at: past the depth limit
+ * (common/settings.h), so that a path cut to the limit keeps its outermost
+ * frames. */
+#define CULPRIT_UNWIND_MAX (SETTING_MAX_DEPTH_MAX + CULPRIT_PATH_OUTER + 64)
 #define CULPRIT_PATH_OUTER 64u		/* outermost frames a cut path keeps */
-#define CULPRIT_DEFAULT_MAX_NODES SETTING_MAX_NODES_DEFAULT
 
 struct culprit_config {
 	int active;			/* 1 when CULPRIT_OUTPUT names a directory */

@@ -16,6 +16,7 @@
  */
 #define _GNU_SOURCE
 #include "collector.h"
+#include "perf_sample.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -89,12 +90,7 @@ static int perf_open(struct sample_source *s, const struct event_spec *ev, pid_t
 	}
 	/* The time of the overflow, on the clock the collector reads: how
 	 * late the handler runs (sample.c needs it). */
-	a.sample_type = PERF_SAMPLE_TIME | PERF_SAMPLE_READ;
-	a.use_clockid = 1;
-	a.clockid = CLOCK_MONOTONIC;
-	a.disabled = 1;
-	a.exclude_hv = 1;
-	a.wakeup_events = 1;
+	perf_sample_attr(&a);
 	/* Kernel-mode samples put time spent in system calls at the call site;
 	 * without the permission they are skipped, and the counter's next
 	 * user-mode delta still includes that time. */

@@ -105,14 +105,24 @@ static int valid(enum culprit_worker_state state, enum culprit_idle_cause cause)
 	return state <= CULPRIT_WAITING && cause < CULPRIT_IDLE_CAUSES;
 }
 
-/* The latest change of S as its owner sees it, a pending recause folded.
- * For the owner, or for another thread that only needs the state. */
-static change_t latest_change(const struct worker_slot *s, uint64_t *seq)
+/* S's latest change: the owner's own (number *SEQ), and a recause that
+ * follows it (*RECAUSE, 0: none).  Exact for the owner; another thread
+ * may read a change as it is made. */
+static change_t read_latest(const struct worker_slot *s, uint64_t *seq, change_t *recause)
 {
 	uint64_t n = atomic_load_explicit(&s->seq, memory_order_acquire);
 	change_t c = n ? atomic_load_explicit(&s->change[n % HISTORY], memory_order_relaxed) : 0;
-	change_t r = recause_change(atomic_load_explicit(&s->recause, memory_order_relaxed), n,
-				    (unsigned)(c & STATE_MASK), c);
+	*recause = recause_change(atomic_load_explicit(&s->recause, memory_order_relaxed), n,
+				  (unsigned)(c & STATE_MASK), c);
+	*seq = n;
+	return c;
+}
+
+/* The latest change of S, a pending recause folded in. */
+static change_t latest_change(const struct worker_slot *s, uint64_t *seq)
+{
+	uint64_t n;
+	change_t r, c = read_latest(s, &n, &r);
 	if (seq)
 		*seq = n;
 	return r ? r : c;
@@ -164,10 +174,8 @@ void culprit_worker_set(enum culprit_worker_state state, enum culprit_idle_cause
 	struct worker_slot *s = t->worker_slot;
 	if (!s && (state == CULPRIT_NOT_WORKER || !(s = slot_of(t))))
 		return;
-	uint64_t n = atomic_load_explicit(&s->seq, memory_order_relaxed);
-	change_t c = n ? atomic_load_explicit(&s->change[n % HISTORY], memory_order_relaxed) : 0;
-	change_t r = recause_change(atomic_load_explicit(&s->recause, memory_order_relaxed), n,
-				    (unsigned)(c & STATE_MASK), c);
+	uint64_t n;
+	change_t r, c = read_latest(s, &n, &r);
 	unsigned now = pack(state, cause);
 	if (((r ? r : c) & STATE_MASK) == now)
 		return;

@@ -15,6 +15,7 @@
  */
 #define _GNU_SOURCE
 #include "driver.h"
+#include "perf_sample.h"
 
 #include <fcntl.h>
 #include <linux/perf_event.h>
@@ -121,16 +122,10 @@ long sample_lead_measure(void)
 	int signo = SIGRTMIN + 1;
 	struct perf_event_attr a;
 	memset(&a, 0, sizeof a);
-	a.size = sizeof a;
+	perf_sample_attr(&a);
 	a.type = PERF_TYPE_SOFTWARE;
 	a.config = PERF_COUNT_SW_TASK_CLOCK;
 	a.sample_period = LEAD_PERIOD_NS;
-	a.sample_type = PERF_SAMPLE_TIME | PERF_SAMPLE_READ;
-	a.use_clockid = 1;
-	a.clockid = CLOCK_MONOTONIC;
-	a.disabled = 1;
-	a.exclude_hv = 1;
-	a.wakeup_events = 1;
 	int fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0)
 		return 0;	/* the collector will use timers, which carry no stamp */
