@@ -171,10 +171,11 @@ for cc in $compilers; do
 	done
 
 	# ---- short parallel regions: idleness against the program's clocks ----------
-	# 50 us and 1 ms regions, thread 0 doing twice the work (shorter ones:
-	# bench/idle_accuracy.sh, where a sample's own stall is a large part
-	# of a region and runs spread more).
-	for shape in "20000 12500" "500 250000"; do
+	# 50 us and 0.4 ms regions, thread 0 doing twice the work (shorter
+	# ones: bench/idle_accuracy.sh, where a sample's own stall is a large
+	# part of a region and runs spread more; and not 1 ms, the sampling
+	# period, at which every sample meets a region at the same point).
+	for shape in "20000 12500" "2000 90000"; do
 		set -- $shape
 		profile rg-$cc-$1 "$PROGRAMS/omp_regions-$cc" $1 $2 2 > rg.out
 		truth=$(awk '/omp_regions:/ { print $8 }' rg.out)
