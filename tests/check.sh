@@ -11,6 +11,11 @@ rm -f tests/*.trs
 make -s -j"$(nproc)" check > check.log 2>&1
 status=$?
 grep -h -E '^(FAIL|ERROR|XPASS)' tests/*.log 2>/dev/null
+# What a failing script noted (its "# " lines) helps when CI is the only
+# place a failure shows.
+for log in $(grep -l -E '^(FAIL|ERROR):' tests/*.log 2>/dev/null); do
+	grep '^# ' "$log" | head -n 20 | sed "s|^|$log: |"
+done
 [ $status -ne 0 ] && ! ls tests/*.trs > /dev/null 2>&1 && tail -n 40 check.log
 cat tests/*.trs 2>/dev/null | awk '
 	/^:test-result: PASS/ { pass++ }

@@ -83,7 +83,11 @@ victim=$(ls t/*-t2.thread)
 head -c 100 "$victim" > cut && mv cut "$victim"
 "$CULPRIT" prof -q t 2> err.txt
 check "damaged file: prof still succeeds" [ $? = 0 ]
-check "damaged file: one warning naming the file" sh -c "[ \$(wc -l < err.txt) = 1 ] && grep -q 'warning: .*-t2.thread: .*skipped' err.txt"
+# Other warnings may come on a loaded machine (measurement quality), but
+# the damaged file is named once, as a warning, and nothing else fails.
+check "damaged file: one warning naming the file" sh -c "[ \$(grep -c 't2.thread' err.txt) = 1 ] &&
+	grep -q 'warning: .*-t2.thread: .*skipped' err.txt && ! grep -v 'warning:' err.txt | grep -q ."
+[ "$(wc -l < err.txt)" = 1 ] || sed 's/^/# prof said: /' err.txt
 check "damaged file: the other five threads are in the database" [ "$(sql t.db "select count(*) from threads")" = 5 ]
 "$CULPRIT" prof -q --strict -o strict.db t 2> err.txt
 check "damaged file: --strict makes it an error" [ $? = 1 ]
