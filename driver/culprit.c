@@ -12,7 +12,6 @@
 #include "config.h"
 #include "driver.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -29,26 +28,6 @@ static const char usage[] =
 	"  dump    print one measurement file                culprit dump DIR/FILE\n"
 	"\n"
 	"`culprit COMMAND --help` describes each command; see also culprit(1).\n";
-
-void die_msg(const char *fmt, ...)
-{
-	va_list ap;
-	fputs("culprit: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
-
-void warn_msg(const char *fmt, ...)
-{
-	va_list ap;
-	fputs("culprit: warning: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
 
 static const struct command {
 	const char *name;

@@ -4,21 +4,9 @@
 
 #include <stddef.h>
 
+#include "commands.h"
 #include "event_spec.h"
-
-/* Exit statuses of culprit's own commands (`culprit run` exits with the
- * program's status instead). */
-enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2 };
-
-int cmd_run(int argc, char **argv);
-int cmd_dump(int argc, char **argv);
-int cmd_prof(int argc, char **argv);
-int cmd_report(int argc, char **argv);
-int cmd_view(int argc, char **argv);
-
-/* Prints "culprit: <message>" to stderr. */
-void die_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-void warn_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+#include "tools.h"
 
 /* ---- events (events.c) ---- */
 

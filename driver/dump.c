@@ -10,8 +10,8 @@
 #include "driver.h"
 #include "mfile_format.h"
 #include "mfile_read.h"
-#include "pm.h"
 #include "symbolize.h"
+#include "tools.h"
 
 #include <dirent.h>
 #include <getopt.h>
@@ -501,7 +501,7 @@ int cmd_dump(int argc, char **argv)
 	}
 	if (mf->kind == MFILE_PROCESS) {
 		if (fmt != FMT_TEXT) {
-			die_msg("%s is a process file; --tsv and --flat are for thread files", path);
+			msg_error("%s is a process file; --tsv and --flat are for thread files", path);
 			mfile_free(mf);
 			return EXIT_USAGE;
 		}

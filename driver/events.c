@@ -168,7 +168,7 @@ static int time_event(const char *name, const char *rate, struct event_spec *out
 		return 0;
 	}
 	out->source = MFILE_SRC_CPU_TIMER;
-	warn_msg("perf_event_open is refused here (%s); CPUTIME falls back to a POSIX "
+	msg_warn("perf_event_open is refused here (%s); CPUTIME falls back to a POSIX "
 		 "CPU-time timer, whose resolution is limited by the kernel tick",
 		 strerror(-rc));
 	return 0;

@@ -31,7 +31,7 @@ int openmp_parse_mode(const char *arg, enum openmp_mode *out)
 			*out = (enum openmp_mode)i;
 			return 0;
 		}
-	die_msg("unknown --openmp mode '%s'; use auto, libomp or native", arg);
+	msg_error("unknown --openmp mode '%s'; use auto, libomp or native", arg);
 	return -1;
 }
 
@@ -103,7 +103,7 @@ static int find_libomp(char *out, size_t size)
 
 	if (env && *env) {
 		if (!realpath(env, out) || access(out, R_OK) != 0) {
-			die_msg("CULPRIT_LIBOMP is set to '%s', which is not a readable file; "
+			msg_error("CULPRIT_LIBOMP is set to '%s', which is not a readable file; "
 				"fix or unset it", env);
 			return -2;
 		}
@@ -128,7 +128,7 @@ int openmp_preload(const char *program, enum openmp_mode mode, int quiet, char *
 	int openmp = listed && (lists(libs, "libgomp.so") || lists(libs, "libomp.so"));
 	const char *tools = getenv("OMP_TOOL_LIBRARIES");
 	if (tools && *tools && (openmp || mode == OPENMP_LIBOMP) && !quiet)
-		warn_msg("OMP_TOOL_LIBRARIES is set, but libomp starts only one tool and culprit's "
+		msg_warn("OMP_TOOL_LIBRARIES is set, but libomp starts only one tool and culprit's "
 			 "comes first: %s will not be started", tools);
 	if (mode == OPENMP_AUTO && !gomp)
 		return 0;
@@ -138,11 +138,11 @@ int openmp_preload(const char *program, enum openmp_mode mode, int quiet, char *
 	if (rc < 0) {
 		out[0] = 0;
 		if (mode == OPENMP_LIBOMP) {
-			die_msg("--openmp=libomp: LLVM's libomp.so.5 was not found; install the "
+			msg_error("--openmp=libomp: LLVM's libomp.so.5 was not found; install the "
 				"Debian package libomp5 or set CULPRIT_LIBOMP to its path");
 			return -1;
 		}
-		warn_msg("%s uses GCC's libgomp, which has no tools interface: it is profiled "
+		msg_warn("%s uses GCC's libgomp, which has no tools interface: it is profiled "
 			 "without OpenMP contexts or idleness; install the Debian package libomp5 "
 			 "or set CULPRIT_LIBOMP", program);
 		return 0;

@@ -76,7 +76,7 @@ static int setting_ok(const char *name, const char *value, unsigned lo, unsigned
 	unsigned long v = value && *value ? strtoul(value, &end, 10) : lo;
 	if (!value || !*value || (!errno && !*end && v >= lo && v <= hi && value[0] != '-'))
 		return 1;
-	die_msg("%s=%s: expected a number from %u to %u (%s)", name, value, lo, hi, what);
+	msg_error("%s=%s: expected a number from %u to %u (%s)", name, value, lo, hi, what);
 	return 0;
 }
 
@@ -95,7 +95,7 @@ static int find_collector(char *out, size_t size)
 
 	if (env && *env) {
 		if (!realpath(env, out) || access(out, R_OK) != 0) {
-			die_msg("CULPRIT_PRELOAD is set to '%s', which is not a readable file; "
+			msg_error("CULPRIT_PRELOAD is set to '%s', which is not a readable file; "
 				"fix or unset it", env);
 			return -2;
 		}
@@ -229,10 +229,10 @@ static int make_output(const char *dir, int chosen)
 	if (mkdir(dir, 0755) == 0)
 		return 0;
 	if (errno == EEXIST)
-		die_msg("output directory '%s' already exists; remove it or choose another%s",
+		msg_error("output directory '%s' already exists; remove it or choose another%s",
 			dir, chosen ? "" : " with -o");
 	else
-		die_msg("cannot create output directory '%s': %s", dir, strerror(errno));
+		msg_error("cannot create output directory '%s': %s", dir, strerror(errno));
 	return -1;
 }
 
@@ -268,7 +268,7 @@ int cmd_run(int argc, char **argv)
 		switch (c) {
 		case 'e':
 			if (nevents == EVENT_MAX) {
-				die_msg("at most %d events can be sampled at once", EVENT_MAX);
+				msg_error("at most %d events can be sampled at once", EVENT_MAX);
 				return EXIT_FAIL;
 			}
 			event_args[nevents++] = optarg;
@@ -323,18 +323,18 @@ int cmd_run(int argc, char **argv)
 	for (int i = 0; i < nevents; i++) {
 		char err[512];
 		if (events_resolve(event_args[i], &events[i], err, sizeof err) < 0) {
-			die_msg("%s", err);
+			msg_error("%s", err);
 			return EXIT_FAIL;
 		}
 		for (int j = 0; j < i; j++)
 			if (strcmp(events[j].name, events[i].name) == 0) {
-				die_msg("event '%s' is given twice", events[i].name);
+				msg_error("event '%s' is given twice", events[i].name);
 				return EXIT_FAIL;
 			}
 	}
 	char events_env[2048];
 	if (event_spec_encode(events, nevents, events_env, sizeof events_env) < 0) {
-		die_msg("the event list is too long");
+		msg_error("the event list is too long");
 		return EXIT_FAIL;
 	}
 
@@ -343,7 +343,7 @@ int cmd_run(int argc, char **argv)
 	if (rc == -2)
 		return EXIT_FAIL;
 	if (rc < 0) {
-		die_msg("cannot find the collector library libculprit.so (looked in %s); "
+		msg_error("cannot find the collector library libculprit.so (looked in %s); "
 			"reinstall culprit or set CULPRIT_PRELOAD to its path", PKGLIBDIR);
 		return EXIT_FAIL;
 	}
@@ -352,13 +352,13 @@ int cmd_run(int argc, char **argv)
 	if (rc)
 		return rc;
 	if (program_kind(program) == PROGRAM_STATIC)
-		warn_msg("%s is statically linked: culprit can only measure dynamically linked "
+		msg_warn("%s is statically linked: culprit can only measure dynamically linked "
 			 "programs, so nothing will be recorded", program);
 	char libomp[PATH_MAX];
 	if (openmp_preload(program, openmp, quiet, libomp, sizeof libomp) < 0)
 		return EXIT_FAIL;
 	if (outdir && outdir[0] == 0) {
-		die_msg("-o needs a directory name");
+		msg_error("-o needs a directory name");
 		return EXIT_USAGE;
 	}
 	if (outdir && make_output(outdir, 1) < 0)
@@ -375,13 +375,13 @@ int cmd_run(int argc, char **argv)
 
 	int go[2];
 	if (pipe2(go, O_CLOEXEC) < 0) {
-		die_msg("cannot create a pipe: %s", strerror(errno));
+		msg_error("cannot create a pipe: %s", strerror(errno));
 		return EXIT_FAIL;
 	}
 	fflush(NULL);
 	pid_t pid = fork();
 	if (pid < 0) {
-		die_msg("cannot fork: %s", strerror(errno));
+		msg_error("cannot fork: %s", strerror(errno));
 		return EXIT_FAIL;
 	}
 	if (pid == 0) {
@@ -460,7 +460,7 @@ int cmd_run(int argc, char **argv)
 	}
 	char abs[PATH_MAX];
 	if (!realpath(outdir, abs)) {
-		die_msg("cannot resolve '%s': %s", outdir, strerror(errno));
+		msg_error("cannot resolve '%s': %s", outdir, strerror(errno));
 		close(go[1]);
 		waitpid(pid, NULL, 0);
 		return EXIT_FAIL;
@@ -472,7 +472,7 @@ int cmd_run(int argc, char **argv)
 	signal(SIGUSR1, forward_signal);
 	signal(SIGUSR2, forward_signal);
 	if (write(go[1], abs, strlen(abs)) != (ssize_t)strlen(abs)) {
-		die_msg("cannot start the program: %s", strerror(errno));
+		msg_error("cannot start the program: %s", strerror(errno));
 		close(go[1]);
 		waitpid(pid, NULL, 0);
 		return EXIT_FAIL;
@@ -482,7 +482,7 @@ int cmd_run(int argc, char **argv)
 	int status;
 	while (waitpid(pid, &status, 0) < 0) {
 		if (errno != EINTR) {
-			die_msg("waiting for the program: %s", strerror(errno));
+			msg_error("waiting for the program: %s", strerror(errno));
 			return EXIT_FAIL;
 		}
 	}
@@ -495,7 +495,7 @@ int cmd_run(int argc, char **argv)
 			if (rmdir(abs) == 0 && (code == 126 || code == 127))
 				;	/* it never ran: nothing to report */
 			else if (!quiet)
-				warn_msg("no measurements were written (a statically linked program, "
+				msg_warn("no measurements were written (a statically linked program, "
 					 "or one killed by SIGKILL?)");
 		} else if (!quiet) {
 			fprintf(stderr, "culprit: measurements of %d process%s and %d thread%s in %s\n",

@@ -6,11 +6,11 @@
  * top-down walk that picks the list; then, for each diagnosed context,
  * which runtime calls its idleness and overhead are in. */
 #define _GNU_SOURCE
-#include "diagnose.h"
 #include "database.h"
+#include "diagnose.h"
 #include "merge.h"
 #include "overhead.h"
-#include "pm.h"
+#include "tools.h"
 
 #include <stdio.h>
 #include <stdlib.h>

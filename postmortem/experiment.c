@@ -7,8 +7,8 @@
 #define _GNU_SOURCE
 #include "experiment.h"
 #include "mfile_format.h"
-#include "pm.h"
 #include "symbolize.h"
+#include "tools.h"
 
 #include <dirent.h>
 #include <errno.h>

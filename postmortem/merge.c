@@ -10,13 +10,13 @@
  * thread costs memory in proportion to the contexts it touched.
  */
 #define _GNU_SOURCE
-#include "merge.h"
-#include "hash.h"
 #include "experiment.h"
+#include "hash.h"
+#include "merge.h"
 #include "mfile_format.h"
 #include "overhead.h"
-#include "pm.h"
 #include "symbolize.h"
+#include "tools.h"
 
 #include <math.h>
 #include <stdlib.h>

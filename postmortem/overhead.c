@@ -1,7 +1,7 @@
 /* overhead.c - overhead tags and rules (see overhead.h). */
 #define _GNU_SOURCE
 #include "overhead.h"
-#include "pm.h"
+#include "tools.h"
 
 #include <ctype.h>
 #include <dirent.h>

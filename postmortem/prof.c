@@ -13,6 +13,7 @@
  * half-written database behind. */
 #define _GNU_SOURCE
 #include "config.h"
+#include "commands.h"
 #include "database.h"
 #include "diagnose.h"
 #include "experiment.h"
@@ -20,8 +21,8 @@
 #include "mfile_format.h"
 #include "overhead.h"
 #include "quality.h"
-#include "pm.h"
 #include "symbolize.h"
+#include "tools.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -33,7 +34,6 @@
 #include <time.h>
 #include <unistd.h>
 
-int cmd_prof(int argc, char **argv);
 
 static const char prof_usage[] =
 	"usage: culprit prof [-o FILE] [-j N] [--force] [--strict] [-q] DIR...\n"

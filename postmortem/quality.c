@@ -6,9 +6,9 @@
  * --summary shows, and turned into one warning line by culprit prof when
  * any item passes 5%, with what to do about it.
  */
-#include "quality.h"
 #include "database.h"
-#include "pm.h"
+#include "quality.h"
+#include "tools.h"
 
 #include <stdio.h>
 #include <stdlib.h>

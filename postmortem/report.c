@@ -11,8 +11,9 @@
  * computed from those arrays.  Text output fits 100 columns; names from
  * the measured program are printed with control characters replaced. */
 #define _GNU_SOURCE
+#include "commands.h"
 #include "database.h"
-#include "pm.h"
+#include "tools.h"
 
 #include <getopt.h>
 #include <math.h>
@@ -20,7 +21,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-int cmd_report(int argc, char **argv);
 
 static const char report_usage[] =
 	"usage: culprit report [--view=top-down|callers|flat] [--event=E] [--metric=M]\n"

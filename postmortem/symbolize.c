@@ -13,7 +13,7 @@
  */
 #define _GNU_SOURCE
 #include "symbolize.h"
-#include "pm.h"
+#include "tools.h"
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>

@@ -3,8 +3,8 @@
  * every change.  Every string goes to the screen through put(): a name or
  * source line from the measured program can hold no control sequence. */
 #define _GNU_SOURCE
+#include "tools.h"
 #include "view.h"
-#include "pm.h"
 
 #include <curses.h>
 #include <errno.h>

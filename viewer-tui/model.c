@@ -6,9 +6,9 @@
  * procedure list when first shown.  Every query goes through a prepared
  * statement cached for the session. */
 #define _GNU_SOURCE
-#include "view.h"
 #include "database.h"
-#include "pm.h"
+#include "tools.h"
+#include "view.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,8 +1,8 @@
 /* tree.c - the rows of a view: their tree, order, filter and the list of
  * rows on screen. */
 #define _GNU_SOURCE
+#include "tools.h"
 #include "view.h"
-#include "pm.h"
 
 #include <stdlib.h>
 #include <string.h>

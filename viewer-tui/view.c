@@ -4,8 +4,9 @@
  * Everything that can be wrong with the request is found before the
  * terminal is touched, so an error leaves it as it was. */
 #define _GNU_SOURCE
+#include "commands.h"
+#include "tools.h"
 #include "view.h"
-#include "pm.h"
 
 #include <curses.h>
 #include <getopt.h>
@@ -18,7 +19,6 @@
 #include <time.h>
 #include <unistd.h>
 
-int cmd_view(int argc, char **argv);
 
 static const char view_usage[] =
 	"usage: culprit view [--event=E] [--view=calling-context|callers|flat] DB\n"

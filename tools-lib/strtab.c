@@ -1,6 +1,6 @@
 /* strtab.c - interned strings: each distinct string stored once, named by
  * a dense id.  An open-addressing hash table over the ids. */
-#include "pm.h"
+#include "tools.h"
 
 #include <stdlib.h>
 #include <string.h>

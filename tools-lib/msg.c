@@ -1,0 +1,40 @@
+/* msg.c - the one way culprit's commands speak on standard error. */
+#include "tools.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+
+static void say(const char *prefix, const char *fmt, va_list ap)
+{
+	fputs(prefix, stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+int msg_error(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	say("culprit: ", fmt, ap);
+	va_end(ap);
+	return EXIT_FAIL;
+}
+
+void msg_warn(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	say("culprit: warning: ", fmt, ap);
+	va_end(ap);
+}
+
+int msg_usage(const char *command, const char *fmt, ...)
+{
+	va_list ap;
+	fprintf(stderr, "culprit %s: ", command);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return EXIT_USAGE;
+}

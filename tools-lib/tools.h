@@ -1,0 +1,78 @@
+/* tools.h - what culprit's commands share (the tools, not the collector):
+ * messages and exit statuses, allocation that stops on exhaustion,
+ * interned strings, a small pool of worker threads, the progress line and
+ * the clock.
+ *
+ * The tools may allocate freely: running out of memory ends the command
+ * with a message.  Everything here is for the `culprit` program; the
+ * collector, which runs inside the profiled program, has its own. */
+#ifndef CULPRIT_TOOLS_H
+#define CULPRIT_TOOLS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---- messages and exit statuses (msg.c) ---------------------------------- */
+
+/* Exit statuses of culprit's own commands (`culprit run` exits with the
+ * program's status instead). */
+enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2 };
+
+/* "culprit: MESSAGE" on standard error; returns EXIT_FAIL, so that a
+ * command can `return msg_error(...)`.  One line that names the problem
+ * and, where there is one, the fix. */
+int msg_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* "culprit: warning: MESSAGE": something is missing or odd, the command
+ * goes on. */
+void msg_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* "culprit COMMAND: MESSAGE" for a command line that cannot be run as
+ * written; returns EXIT_USAGE. */
+int msg_usage(const char *command, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* ---- memory (alloc.c) ------------------------------------------------------ */
+
+void *xmalloc(size_t size);
+void *xcalloc(size_t n, size_t size);
+void *xrealloc(void *p, size_t size);
+char *xstrdup(const char *s);
+/* asprintf that cannot fail. */
+char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Grows *P (of *CAP elements of SIZE bytes) to hold at least NEED. */
+void grow_array(void *p, size_t *cap, size_t need, size_t size);
+
+/* ---- interned strings (strtab.c) ------------------------------------------- */
+
+/* A set of strings, each stored once and named by a small integer.  Id 0
+ * is always the null string (no value). */
+struct strtab;
+
+struct strtab *strtab_new(void);
+void strtab_free(struct strtab *t);
+/* The id of S (NULL gives 0), adding it if new. */
+uint32_t strtab_intern(struct strtab *t, const char *s);
+/* The string of ID; NULL for 0.  Valid until the table is freed. */
+const char *strtab_get(const struct strtab *t, uint32_t id);
+uint32_t strtab_count(const struct strtab *t);
+
+/* ---- parallel loops (parallel.c) ------------------------------------------- */
+
+/* Calls FN(ARG, i) for i in [0, N) on up to JOBS threads; returns when all
+ * are done.  Items are handed out one at a time, in order. */
+void parallel_for(int jobs, size_t n, void (*fn)(void *arg, size_t i), void *arg);
+/* The number of online CPUs (at least 1). */
+int cpu_count(void);
+
+/* ---- progress and time (progress.c) ----------------------------------------- */
+
+/* A one-line progress report on standard error, shown only once the
+ * command has run for more than a second and only on a terminal...
+ * or always with CULPRIT_PROGRESS=1 (tests). */
+void progress_start(const char *what);
+void progress_update(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void progress_end(void);
+
+/* Seconds on the monotonic clock. */
+double now_seconds(void);
+
+#endif
