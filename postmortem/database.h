@@ -2,22 +2,18 @@
  * `culprit prof`, read by `culprit report` and anyone with SQLite.
  *
  * The schema is the product's stable interface (doc/schema.md describes
- * it with example queries); its version is PRAGMA user_version. */
+ * it with example queries); its version is PRAGMA user_version, its names
+ * are in dbread/schema.h, and dbread/ reads it. */
 #ifndef CULPRIT_DATABASE_H
 #define CULPRIT_DATABASE_H
 
 #include <sqlite3.h>
 #include <stddef.h>
 
-#define DB_SCHEMA_VERSION 3
+#include "schema.h"
 
 /* The CREATE statements of the current schema. */
 extern const char db_schema_sql[];
-
-/* Opens PATH read-only as a culprit database.  On failure returns NULL
- * and writes one line naming the problem (missing, not culprit's, from a
- * newer culprit) and what to do into ERR. */
-sqlite3 *db_open_read(const char *path, char *err, size_t errlen);
 
 /* Creates an empty database at TMP_PATH (replacing any file there) with
  * the schema.  Returns NULL with ERR filled on failure. */

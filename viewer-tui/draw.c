@@ -289,7 +289,7 @@ static struct {
 	size_t ev;
 	char *path, *diag;
 	char *calls;		/* the diagnosis's runtime calls, or NULL */
-	struct vstats stats;
+	struct dbr_spread stats;
 	/* source */
 	char **lines;
 	size_t nlines;
@@ -304,7 +304,7 @@ void draw_forget(void)
 	free(cache.path);
 	free(cache.diag);
 	free(cache.calls);
-	vstats_free(&cache.stats);
+	dbr_spread_free(&cache.stats);
 	for (size_t i = 0; i < cache.nlines; i++)
 		free(cache.lines[i]);
 	free(cache.lines);
@@ -452,7 +452,7 @@ static void draw_detail(struct vui *u, const struct vrow *r)
 		    "per-thread values are for calling contexts (view 1)", A_DIM);
 		return;
 	}
-	const struct vstats *s = &cache.stats;
+	const struct dbr_spread *s = &cache.stats;
 	char mean[32], min[32], max[32], sd[32];
 	format_compact(u, c->metric, s->mean, mean, sizeof mean);
 	format_compact(u, c->metric, s->min, min, sizeof min);
@@ -468,7 +468,7 @@ static void draw_detail(struct vui *u, const struct vrow *r)
 	int colw = COLS / 2, barw = colw - 34 > 4 ? colw - 34 : 4;
 	size_t shown = 0;
 	for (int k = 0; y + k / 2 < end && shown < s->nthreads; k++) {
-		const struct vthread_value *t = &s->thread[shown++];
+		const struct dbr_thread_value *t = &s->thread[shown++];
 		int bx = (k % 2) * colw + 1, by = y + k / 2;
 		char name[24], val[32], bar[256];
 		snprintf(name, sizeof name, "%-16.16s", t->name ? t->name : "");

@@ -1,12 +1,12 @@
-/* model.c - what the viewer reads from the database, and when.
+/* model.c - what the viewer reads from the database, and when, through
+ * the read layer (dbread/).
  *
  * Nothing is read until it is shown: opening reads the events and the
- * root's children; expanding a context reads its children (through the
- * contexts_parent index), and the callers and flat views read the
- * procedure list when first shown.  Every query goes through a prepared
- * statement cached for the session. */
+ * root's children; expanding a context reads its children, and the
+ * callers and flat views read the procedure list when first shown.  The
+ * callers view goes up from a procedure's frames with dbr_caller, the
+ * same rule culprit report uses. */
 #define _GNU_SOURCE
-#include "database.h"
 #include "tools.h"
 #include "view.h"
 
@@ -15,98 +15,72 @@
 #include <string.h>
 
 const char *const vmetric_name[VM_COUNT] = {
-	[VM_WORK] = "work", [VM_IDLENESS] = "idleness", [VM_OVERHEAD] = "overhead",
-	[VM_USEFUL] = "useful_work", [VM_EFFORT] = "effort", [VM_SAMPLES] = "samples",
+	[VM_WORK] = MET_WORK, [VM_IDLENESS] = MET_IDLENESS, [VM_OVERHEAD] = MET_OVERHEAD,
+	[VM_USEFUL] = MET_USEFUL, [VM_EFFORT] = MET_EFFORT, [VM_SAMPLES] = MET_SAMPLES,
 };
 
-#define METRIC_LIST "('work', 'idleness', 'overhead', 'useful_work', 'effort', 'samples')"
+/* The viewer's metrics as an SQL list, for the few queries of its own. */
+#define METRIC_LIST "('" MET_WORK "', '" MET_IDLENESS "', '" MET_OVERHEAD "', '" MET_USEFUL \
+	"', '" MET_EFFORT "', '" MET_SAMPLES "')"
 
 static int metric_index(const char *name)
 {
-	for (int i = 0; name && i < VM_COUNT; i++)
-		if (strcmp(name, vmetric_name[i]) == 0)
-			return i;
+	return dbr_metric_index(vmetric_name, VM_COUNT, name);
+}
+
+static const char *event_name(const struct vmodel *m)
+{
+	return m->event[m->ev].name;
+}
+
+/* The read layer's last problem, for the status line. */
+static int set_error(struct vmodel *m)
+{
+	free(m->error);
+	m->error = xstrdup(dbr_error(m->db));
 	return -1;
 }
 
-static char *text(sqlite3_stmt *s, int i)
-{
-	const unsigned char *t = sqlite3_column_text(s, i);
-	return t ? xstrdup((const char *)t) : NULL;
-}
-
-static void set_error(struct vmodel *m, const char *what)
+static void set_sql_error(struct vmodel *m, const char *what)
 {
 	free(m->error);
-	m->error = xasprintf("%s: %s", what, sqlite3_errmsg(m->db));
+	m->error = xasprintf("%s: %s", what, sqlite3_errmsg(m->db->db));
 }
 
 static sqlite3_stmt *prepare(struct vmodel *m, const char *sql)
 {
-	sqlite3_stmt *s = NULL;
-	if (sqlite3_prepare_v2(m->db, sql, -1, &s, NULL) != SQLITE_OK) {
-		set_error(m, "database");
-		sqlite3_finalize(s);
-		return NULL;
-	}
+	sqlite3_stmt *s = dbr_prepare(m->db, sql);
+	if (!s)
+		set_error(m);
 	return s;
 }
 
 static void bind_event(struct vmodel *m, sqlite3_stmt *s, int i)
 {
-	sqlite3_bind_text(s, i, m->event[m->ev].name, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, i, event_name(m), -1, SQLITE_STATIC);
 }
 
 int model_open(struct vmodel *m, const char *path, char *err, size_t errlen)
 {
 	memset(m, 0, sizeof *m);
 	m->path = path;
-	m->db = db_open_read(path, err, errlen);
+	m->db = dbr_open(path, err, errlen);
 	if (!m->db)
 		return -1;
-	sqlite3_stmt *s = prepare(m, "PRAGMA user_version");
-	if (s && sqlite3_step(s) == SQLITE_ROW)
-		m->schema = sqlite3_column_int(s, 0);
-	sqlite3_finalize(s);
-
-	s = prepare(m, "SELECT event, unit FROM events ORDER BY rowid");
-	size_t cap = 0;
-	while (s && sqlite3_step(s) == SQLITE_ROW) {
-		grow_array(&m->event, &cap, m->nevents + 1, sizeof *m->event);
-		struct vevent *e = &m->event[m->nevents++];
-		memset(e, 0, sizeof *e);
-		e->name = text(s, 0);
-		e->unit = text(s, 1);
-	}
-	sqlite3_finalize(s);
-	if (m->nevents == 0) {
-		snprintf(err, errlen, "%s holds no samples: it has no events", path);
-		model_close(m);
-		return -1;
-	}
-	s = prepare(m, "SELECT metric, total FROM metrics WHERE event = ?");
-	for (size_t i = 0; s && i < m->nevents; i++) {
+	m->nevents = m->db->nevents;
+	m->event = xcalloc(m->nevents, sizeof *m->event);
+	for (size_t i = 0; i < m->nevents; i++) {
 		struct vevent *e = &m->event[i];
-		sqlite3_bind_text(s, 1, e->name, -1, SQLITE_STATIC);
-		while (sqlite3_step(s) == SQLITE_ROW) {
-			int k = metric_index((const char *)sqlite3_column_text(s, 0));
-			if (k >= 0)
-				e->total[k] = sqlite3_column_double(s, 1);
-		}
-		sqlite3_reset(s);
-		/* A database from before effort existed: percentages of work. */
-		e->effort = e->total[VM_EFFORT] > 0 ? e->total[VM_EFFORT] : e->total[VM_WORK];
+		e->name = xstrdup(m->db->event[i].name);
+		e->unit = xstrdup(m->db->event[i].unit ? m->db->event[i].unit : "");
+		for (int k = 0; k < VM_COUNT; k++)
+			e->total[k] = dbr_metric_total(m->db, e->name, vmetric_name[k], NULL);
+		struct dbr_choice ch;
+		if (dbr_choose(m->db, e->name, MET_WORK, &ch) == 0)
+			e->effort = ch.base;
+		dbr_choice_free(&ch);
 	}
-	sqlite3_finalize(s);
-	s = prepare(m, "SELECT max(id) FROM contexts");
-	if (s && sqlite3_step(s) == SQLITE_ROW)
-		m->max_id = sqlite3_column_int64(s, 0);
-	sqlite3_finalize(s);
-	if (m->max_id < 1) {
-		snprintf(err, errlen, "%s has no calling contexts: nothing was sampled", path);
-		model_close(m);
-		return -1;
-	}
+	m->max_id = m->db->ncontexts;
 	model_load_diagnoses(m);
 	return 0;
 }
@@ -120,8 +94,7 @@ void model_close(struct vmodel *m)
 	free(m->event);
 	free(m->diag_id);
 	free(m->error);
-	if (m->db)
-		sqlite3_close(m->db);
+	dbr_close(m->db);
 	memset(m, 0, sizeof *m);
 }
 
@@ -136,20 +109,15 @@ void model_load_diagnoses(struct vmodel *m)
 	free(m->diag_id);
 	m->diag_id = NULL;
 	m->ndiag = 0;
-	if (m->schema < 2)
+	struct dbr_diagnosis *d;
+	size_t n;
+	if (!dbr_has(m->db, TBL_DIAGNOSES) || dbr_diagnoses(m->db, event_name(m), &d, &n) < 0)
 		return;
-	sqlite3_stmt *s = prepare(m, "SELECT context_id FROM diagnoses WHERE event = ? AND "
-				     "rank IS NOT NULL");
-	size_t cap = 0;
-	if (s)
-		bind_event(m, s, 1);
-	while (s && sqlite3_step(s) == SQLITE_ROW) {
-		grow_array(&m->diag_id, &cap, m->ndiag + 1, sizeof *m->diag_id);
-		m->diag_id[m->ndiag++] = sqlite3_column_int64(s, 0);
-	}
-	sqlite3_finalize(s);
-	if (m->ndiag)
-		qsort(m->diag_id, m->ndiag, sizeof *m->diag_id, by_id);
+	m->diag_id = xcalloc(n + 1, sizeof *m->diag_id);
+	for (size_t i = 0; i < n; i++)
+		m->diag_id[m->ndiag++] = d[i].context_id;
+	dbr_diagnoses_free(d, n);
+	qsort(m->diag_id, m->ndiag, sizeof *m->diag_id, by_id);
 }
 
 int model_is_diagnosed(const struct vmodel *m, int64_t id)
@@ -159,142 +127,67 @@ int model_is_diagnosed(const struct vmodel *m, int64_t id)
 
 /* ---- the calling-context view ---------------------------------------- */
 
-static uint8_t context_kind(const char *k)
+static uint8_t row_kind(char kind)
 {
-	if (!k)
-		return VK_ROOT;
-	switch (k[0]) {
+	switch (kind) {
 	case 'f': return VK_FRAME;
 	case 'i': return VK_INLINED;
 	case 's': return VK_STATEMENT;
-	case 'c': return 0xff;	/* a call site: looked through */
 	default: return VK_ROOT;
 	}
 }
 
-static int nonzero(const struct vrow *r)
+static void copy_values(struct vrow *row, const double *incl, const double *excl)
 {
-	for (int k = 0; k < VM_COUNT; k++)
-		if (r->incl[k] != 0)
-			return 1;
-	return 0;
+	memcpy(row->incl, incl, sizeof row->incl);
+	memcpy(row->excl, excl, sizeof row->excl);
 }
 
-/* Reads the children of context PARENT_ID below row R.  Call sites are
- * looked through: their frames become R's children, with the call site's
- * line.  SITE_FILE/SITE_LINE are those of the call site being looked
- * through, if any. */
-static int load_context_kids(struct vmodel *m, struct vrow *r, int64_t parent_id,
-			     const char *site_file, int site_line)
+/* The children of row R's context (call sites looked through). */
+static int load_context_kids(struct vmodel *m, struct vrow *r)
 {
-	sqlite3_stmt *s = prepare(m,
-		"SELECT c.id, c.kind, c.procedure, c.module, c.file, c.line, m.metric, m.inclusive, "
-		"m.exclusive FROM contexts c LEFT JOIN context_metrics m ON m.context_id = c.id AND "
-		"m.event = ?1 AND m.metric IN " METRIC_LIST " WHERE c.parent_id = ?2 ORDER BY c.id");
-	if (!s)
-		return -1;
-	bind_event(m, s, 1);
-	sqlite3_bind_int64(s, 2, parent_id);
-	struct vrow *cur = NULL;
-	int64_t *sites = NULL;
-	char **site_files = NULL;
-	int *site_lines = NULL;
-	size_t nsites = 0, capsites = 0, cap2 = 0, cap3 = 0;
-	int rc;
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		int64_t id = sqlite3_column_int64(s, 0);
-		uint8_t kind = context_kind((const char *)sqlite3_column_text(s, 1));
-		if (kind == 0xff) {
-			if (nsites && sites[nsites - 1] == id)
-				continue;
-			grow_array(&sites, &capsites, nsites + 1, sizeof *sites);
-			grow_array(&site_files, &cap2, nsites + 1, sizeof *site_files);
-			grow_array(&site_lines, &cap3, nsites + 1, sizeof *site_lines);
-			sites[nsites] = id;
-			site_files[nsites] = text(s, 4);
-			site_lines[nsites] = sqlite3_column_int(s, 5);
-			nsites++;
-			continue;
-		}
-		if (!cur || cur->id != id) {
-			if (cur && !nonzero(cur)) {
-				r->nkids--;
-				row_free(cur);
-			}
-			cur = row_new(r, kind);
-			cur->id = id;
-			cur->procedure = text(s, 2);
-			cur->module = text(s, 3);
-			cur->file = text(s, 4);
-			cur->line = sqlite3_column_int(s, 5);
-			cur->leaf = kind == VK_STATEMENT;
-			cur->diagnosed = model_is_diagnosed(m, id);
-			if (site_file) {
-				cur->site_file = xstrdup(site_file);
-				cur->site_line = site_line;
-			}
-			row_add_kid(r, cur);
-		}
-		int k = metric_index((const char *)sqlite3_column_text(s, 6));
-		if (k >= 0) {
-			cur->incl[k] = sqlite3_column_double(s, 7);
-			cur->excl[k] = sqlite3_column_double(s, 8);
-		}
+	struct dbr_child *c;
+	size_t n;
+	if (dbr_children(m->db, r->id, event_name(m), vmetric_name, VM_COUNT, &c, &n) < 0)
+		return set_error(m);
+	for (size_t i = 0; i < n; i++) {
+		struct vrow *k = row_new(r, row_kind(c[i].kind));
+		k->id = c[i].id;
+		k->procedure = c[i].procedure;
+		k->module = c[i].module;
+		k->file = c[i].file;
+		k->site_file = c[i].site_file;
+		c[i].procedure = c[i].module = c[i].file = c[i].site_file = NULL;
+		k->line = c[i].line;
+		k->site_line = c[i].site_line;
+		k->leaf = k->kind == VK_STATEMENT;
+		k->diagnosed = model_is_diagnosed(m, k->id);
+		copy_values(k, c[i].incl, c[i].excl);
+		row_add_kid(r, k);
 	}
-	if (cur && !nonzero(cur)) {
-		r->nkids--;
-		row_free(cur);
-	}
-	if (rc != SQLITE_DONE)
-		set_error(m, "reading contexts");
-	sqlite3_finalize(s);
-	for (size_t i = 0; i < nsites; i++) {
-		if (rc == SQLITE_DONE &&
-		    load_context_kids(m, r, sites[i], site_files[i], site_lines[i]) < 0)
-			rc = SQLITE_ERROR;
-		free(site_files[i]);
-	}
-	free(sites);
-	free(site_files);
-	free(site_lines);
-	return rc == SQLITE_DONE ? 0 : -1;
+	dbr_children_free(c, n);
+	return 0;
 }
 
 /* ---- procedures: the callers and flat views ----------------------------- */
 
 static int load_procedures(struct vmodel *m, struct vrow *root)
 {
-	sqlite3_stmt *s = prepare(m,
-		"SELECT procedure, module, file, metric, inclusive, exclusive FROM procedure_metrics "
-		"WHERE event = ? AND metric IN " METRIC_LIST " ORDER BY procedure, module, file");
-	if (!s)
-		return -1;
-	bind_event(m, s, 1);
-	struct vrow *cur = NULL;
-	int rc;
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		const char *p = (const char *)sqlite3_column_text(s, 0);
-		const char *mod = (const char *)sqlite3_column_text(s, 1);
-		const char *f = (const char *)sqlite3_column_text(s, 2);
-#define SAME(a, b) ((!(a) && !(b)) || ((a) && (b) && strcmp(a, b) == 0))
-		if (!cur || !SAME(cur->procedure, p) || !SAME(cur->module, mod) || !SAME(cur->file, f)) {
-			cur = row_new(root, VK_PROCEDURE);
-			cur->procedure = p ? xstrdup(p) : NULL;
-			cur->module = mod ? xstrdup(mod) : NULL;
-			cur->file = f ? xstrdup(f) : NULL;
-			row_add_kid(root, cur);
-		}
-#undef SAME
-		int k = metric_index((const char *)sqlite3_column_text(s, 3));
-		if (k >= 0) {
-			cur->incl[k] = sqlite3_column_double(s, 4);
-			cur->excl[k] = sqlite3_column_double(s, 5);
-		}
+	struct dbr_procedure *p;
+	size_t n;
+	if (dbr_procedures(m->db, event_name(m), vmetric_name, VM_COUNT, &p, &n) < 0)
+		return set_error(m);
+	for (size_t i = 0; i < n; i++) {
+		struct vrow *k = row_new(root, VK_PROCEDURE);
+		k->procedure = p[i].procedure;
+		k->module = p[i].module;
+		k->file = p[i].file;
+		p[i].procedure = p[i].module = p[i].file = NULL;
+		copy_values(k, p[i].incl, p[i].excl);
+		row_add_kid(root, k);
 	}
-	if (rc != SQLITE_DONE)
-		set_error(m, "reading procedures");
-	sqlite3_finalize(s);
-	return rc == SQLITE_DONE ? 0 : -1;
+	dbr_procedures_free(p, n);
+	return 0;
 }
 
 /* The procedure row a callers row belongs to. */
@@ -305,128 +198,65 @@ static struct vrow *procedure_of(struct vrow *r)
 	return r;
 }
 
-/* SQL about procedure row P, with the event as ?1, P's procedure, module
- * and (if the statement has a ?4) file as ?2, ?3 and ?4. */
-static sqlite3_stmt *prepare_procedure(struct vmodel *m, const char *sql, const struct vrow *p)
-{
-	sqlite3_stmt *s = prepare(m, sql);
-	if (!s)
-		return NULL;
-	bind_event(m, s, 1);
-	sqlite3_bind_text(s, 2, p->procedure, -1, SQLITE_STATIC);
-	sqlite3_bind_text(s, 3, p->module, -1, SQLITE_STATIC);
-	if (sqlite3_bind_parameter_count(s) >= 4)
-		sqlite3_bind_text(s, 4, p->file, -1, SQLITE_STATIC);
-	return s;
-}
-
 /* Callers view, a procedure: its frames and their values. */
 static int load_instances(struct vmodel *m, struct vrow *p)
 {
-	struct vinst **iv = &p->ivals;
-	sqlite3_stmt *s = prepare_procedure(m,
-		"SELECT c.id, m.metric, m.inclusive, m.exclusive FROM contexts c "
-		"JOIN context_metrics m ON m.context_id = c.id AND m.event = ?1 AND m.metric IN "
-		METRIC_LIST " WHERE c.procedure IS ?2 AND c.module IS ?3 AND c.file IS ?4 AND "
-		"c.kind IN ('frame', 'inlined') ORDER BY c.id", p);
-	if (!s)
-		return -1;
-	size_t cap = 0, capv = 0;
-	int rc;
-	p->ninst = 0;
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		int64_t id = sqlite3_column_int64(s, 0);
-		if (!p->ninst || p->inst[p->ninst - 1] != id) {
-			grow_array(&p->inst, &cap, p->ninst + 1, sizeof *p->inst);
-			grow_array(iv, &capv, p->ninst + 1, sizeof **iv);
-			memset(&(*iv)[p->ninst], 0, sizeof **iv);
-			p->inst[p->ninst++] = id;
-		}
-		int k = metric_index((const char *)sqlite3_column_text(s, 1));
-		if (k >= 0) {
-			(*iv)[p->ninst - 1].incl[k] = sqlite3_column_double(s, 2);
-			(*iv)[p->ninst - 1].excl[k] = sqlite3_column_double(s, 3);
-		}
-	}
-	if (rc != SQLITE_DONE)
-		set_error(m, "reading a procedure's frames");
-	sqlite3_finalize(s);
-	return rc == SQLITE_DONE ? 0 : -1;
-}
-
-/* For each context id in IDS (N), the nearest frame above it, with its
- * procedure name: CALLER[i] (0 at a root), NAME[i] (malloc'd, or NULL). */
-static int callers_of(struct vmodel *m, const int64_t *ids, size_t n, int64_t *caller, char **name)
-{
-	/* A frame's parent is the call site in its caller (then the caller
-	 * is the call site's parent), or a root; one query gives both. */
-	sqlite3_stmt *s = prepare(m,
-		"SELECT p.kind, p.procedure, g.id, g.kind, g.procedure FROM contexts f "
-		"JOIN contexts p ON p.id = f.parent_id LEFT JOIN contexts g ON g.id = p.parent_id "
-		"WHERE f.id = ?");
-	if (!s)
-		return -1;
+	struct dbr_procedure q = { .procedure = p->procedure, .module = p->module, .file = p->file };
+	struct dbr_procedure *v;
+	size_t n;
+	if (dbr_procedure_frames(m->db, &q, event_name(m), vmetric_name, VM_COUNT, &p->inst, &v,
+				 &n) < 0)
+		return set_error(m);
+	p->ninst = n;
+	p->ivals = xcalloc(n + 1, sizeof *p->ivals);
 	for (size_t i = 0; i < n; i++) {
-		caller[i] = 0;
-		name[i] = NULL;
-		sqlite3_bind_int64(s, 1, ids[i]);
-		if (sqlite3_step(s) == SQLITE_ROW) {
-			const char *pk = (const char *)sqlite3_column_text(s, 0);
-			const char *gk = (const char *)sqlite3_column_text(s, 3);
-			if (pk && pk[0] == 'r') {
-				name[i] = text(s, 1);	/* a root: the program, a partial unwind */
-			} else if (pk && pk[0] == 'c' && gk && (gk[0] == 'f' || gk[0] == 'i')) {
-				caller[i] = sqlite3_column_int64(s, 2);
-				name[i] = text(s, 4);
-			}
-		}
-		sqlite3_reset(s);
+		memcpy(p->ivals[i].incl, v[i].incl, sizeof p->ivals[i].incl);
+		memcpy(p->ivals[i].excl, v[i].excl, sizeof p->ivals[i].excl);
 	}
-	sqlite3_finalize(s);
+	dbr_procedures_free(v, n);
 	return 0;
 }
 
-/* Groups the frames of group G (instance indices IDX with caller frames
- * FRONT) by the procedure of their next callers, as G's children. */
+/* The caller row of G named NAME, made if new. */
+static struct vrow *caller_row(struct vrow *g, const char *name)
+{
+	for (size_t j = 0; j < g->nkids; j++)
+		if (g->kid[j]->procedure && strcmp(g->kid[j]->procedure, name) == 0)
+			return g->kid[j];
+	struct vrow *k = row_new(g, VK_CALLER);
+	k->procedure = xstrdup(name);
+	row_add_kid(g, k);
+	return k;
+}
+
+/* Groups the frames of group G (instance indices IDX, whose callers so
+ * far are FRONT) by the procedure of their next callers, as G's
+ * children.  A root ends a chain: nothing called it. */
 static int load_caller_groups(struct vmodel *m, struct vrow *g, const struct vinst *iv,
 			      const uint32_t *idx, const int64_t *front, size_t n)
 {
-	int64_t *caller = xcalloc(n + 1, sizeof *caller);
-	char **name = xcalloc(n + 1, sizeof *name);
-	if (callers_of(m, front, n, caller, name) < 0) {
-		free(caller);
-		free(name);
-		return -1;
-	}
+	const struct dbr_tree *t = dbr_tree(m->db);
+	if (!t)
+		return set_error(m);
 	for (size_t i = 0; i < n; i++) {
-		if (!name[i])
+		int64_t caller = dbr_caller(m->db, front[i]);
+		if (!caller)
 			continue;
-		struct vrow *k = NULL;
-		for (size_t j = 0; j < g->nkids && !k; j++)
-			if (g->kid[j]->procedure && strcmp(g->kid[j]->procedure, name[i]) == 0)
-				k = g->kid[j];
-		if (!k) {
-			k = row_new(g, VK_CALLER);
-			k->procedure = xstrdup(name[i]);
-			row_add_kid(g, k);
-		}
+		const struct dbr_ctx *c = &t->c[caller - 1];
+		struct vrow *k = caller_row(g, c->procedure ? c->procedure : "?");
 		/* ninst counts; inst holds instance indices; front the callers */
 		k->inst = xrealloc(k->inst, (k->ninst + 1) * sizeof *k->inst);
 		k->front = xrealloc(k->front, (k->ninst + 1) * sizeof *k->front);
 		k->inst[k->ninst] = idx[i];
-		k->front[k->ninst] = caller[i];
+		k->front[k->ninst] = caller;
 		k->ninst++;
 		for (int v = 0; v < VM_COUNT; v++) {
 			k->incl[v] += iv[idx[i]].incl[v];
 			k->excl[v] += iv[idx[i]].excl[v];
 		}
-		if (!caller[i])
-			k->leaf = 1;	/* a root: nothing called it */
+		if (c->kind == KIND_ROOT[0])
+			k->leaf = 1;
 	}
-	for (size_t i = 0; i < n; i++)
-		free(name[i]);
-	free(name);
-	free(caller);
 	return 0;
 }
 
@@ -447,13 +277,16 @@ static int load_callers(struct vmodel *m, struct vrow *r)
 
 static int load_lines(struct vmodel *m, struct vrow *p)
 {
-	sqlite3_stmt *s = prepare_procedure(m,
+	sqlite3_stmt *s = prepare(m,
 		"SELECT c.file, c.line, m.metric, sum(m.exclusive) FROM contexts c "
 		"JOIN context_metrics m ON m.context_id = c.id AND m.event = ?1 AND m.metric IN "
-		METRIC_LIST " WHERE c.procedure IS ?2 AND c.module IS ?3 AND c.kind = 'statement' "
-		"GROUP BY c.file, c.line, m.metric ORDER BY c.file, c.line", p);
+		METRIC_LIST " WHERE c.procedure IS ?2 AND c.module IS ?3 AND c.kind = '"
+		KIND_STATEMENT "' GROUP BY c.file, c.line, m.metric ORDER BY c.file, c.line");
 	if (!s)
 		return -1;
+	bind_event(m, s, 1);
+	sqlite3_bind_text(s, 2, p->procedure, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 3, p->module, -1, SQLITE_STATIC);
 	struct vrow *cur = NULL;
 	int rc;
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
@@ -473,7 +306,7 @@ static int load_lines(struct vmodel *m, struct vrow *p)
 			cur->incl[k] = cur->excl[k] = sqlite3_column_double(s, 3);
 	}
 	if (rc != SQLITE_DONE)
-		set_error(m, "reading a procedure's lines");
+		set_sql_error(m, "reading a procedure's lines");
 	sqlite3_finalize(s);
 	return rc == SQLITE_DONE ? 0 : -1;
 }
@@ -496,7 +329,7 @@ int model_load_top(struct vmodel *m, enum vview view, struct vrow *root)
 	r->id = 1;
 	while (sqlite3_step(s) == SQLITE_ROW) {
 		if (!r->procedure)
-			r->procedure = text(s, 1);
+			r->procedure = dbr_text(s, 1);
 		int k = metric_index((const char *)sqlite3_column_text(s, 2));
 		if (k >= 0) {
 			r->incl[k] = sqlite3_column_double(s, 3);
@@ -516,7 +349,7 @@ int model_load_children(struct vmodel *m, enum vview view, struct vrow *r)
 	r->loaded = 1;
 	int rc;
 	if (view == VIEW_CCT)
-		rc = r->kind == VK_STATEMENT ? 0 : load_context_kids(m, r, r->id, NULL, 0);
+		rc = r->kind == VK_STATEMENT ? 0 : load_context_kids(m, r);
 	else if (view == VIEW_CALLERS)
 		rc = r->leaf ? 0 : load_callers(m, r);
 	else
@@ -528,148 +361,42 @@ int model_load_children(struct vmodel *m, enum vview view, struct vrow *r)
 
 /* ---- details ---------------------------------------------------------------- */
 
-static const char up_sql[] =
-	"WITH RECURSIVE up(id, parent_id, kind, procedure, depth) AS ("
-	"  SELECT id, parent_id, kind, procedure, 0 FROM contexts WHERE id = ?1"
-	"  UNION ALL SELECT c.id, c.parent_id, c.kind, c.procedure, up.depth + 1"
-	"  FROM contexts c JOIN up ON c.id = up.parent_id)"
-	" SELECT id, kind, procedure FROM up ORDER BY depth DESC";
-
 char *model_path(struct vmodel *m, int64_t id)
 {
-	sqlite3_stmt *s = prepare(m, up_sql);
-	if (!s)
-		return NULL;
-	sqlite3_bind_int64(s, 1, id);
-	char *out = xstrdup("");
-	while (sqlite3_step(s) == SQLITE_ROW) {
-		const char *k = (const char *)sqlite3_column_text(s, 1);
-		const char *p = (const char *)sqlite3_column_text(s, 2);
-		if (!k || k[0] == 'c' || k[0] == 's')
-			continue;
-		char *next = xasprintf("%s%s%s%s", out, out[0] ? " > " : "",
-				       k[0] == 'i' ? "[inlined] " : "", p ? p : "?");
-		free(out);
-		out = next;
-	}
-	sqlite3_finalize(s);
-	return out;
+	return dbr_path(m->db, id);
 }
 
 size_t model_ancestors(struct vmodel *m, int64_t id, int64_t *ids, size_t max)
 {
-	sqlite3_stmt *s = prepare(m, up_sql);
-	size_t n = 0;
-	if (!s)
-		return 0;
-	sqlite3_bind_int64(s, 1, id);
-	while (sqlite3_step(s) == SQLITE_ROW && n < max) {
-		const char *k = (const char *)sqlite3_column_text(s, 1);
-		if (k && k[0] == 'c')
-			continue;	/* call sites are looked through */
-		ids[n++] = sqlite3_column_int64(s, 0);
-	}
-	sqlite3_finalize(s);
-	return n;
+	return dbr_ancestors(m->db, id, ids, max);
 }
 
 char *model_diagnosis(struct vmodel *m, int64_t id, char **calls)
 {
 	*calls = NULL;
-	if (m->schema < 2 || !id)
+	struct dbr_diagnosis d;
+	if (!id || !dbr_has(m->db, TBL_DIAGNOSES) || dbr_diagnosis_of(m->db, event_name(m), id, &d) <= 0)
 		return NULL;
-	/* Databases from before the scope and runtime columns: the second. */
-	static const char *const sql[] = {
-		"SELECT diagnosis, advice, rank, idleness_percent, overhead_percent, waste_percent, "
-		"scope, runtime FROM diagnoses WHERE context_id = ? AND event = ?",
-		"SELECT diagnosis, advice, rank, idleness_percent, overhead_percent, waste_percent, "
-		"NULL, NULL FROM diagnoses WHERE context_id = ? AND event = ?",
-	};
-	sqlite3_stmt *s = NULL;
-	if (sqlite3_prepare_v2(m->db, sql[0], -1, &s, NULL) != SQLITE_OK) {
-		sqlite3_finalize(s);
-		s = prepare(m, sql[1]);
-	}
-	if (!s)
-		return NULL;
-	sqlite3_bind_int64(s, 1, id);
-	bind_event(m, s, 2);
-	char *out = NULL;
-	if (sqlite3_step(s) == SQLITE_ROW) {
-		char rank[32] = "";
-		if (sqlite3_column_type(s, 2) != SQLITE_NULL)
-			snprintf(rank, sizeof rank, " (#%d)", sqlite3_column_int(s, 2));
-		const char *scope = (const char *)sqlite3_column_text(s, 6);
-		int runtime = scope && strcmp(scope, "runtime") == 0;
-		out = xasprintf("%s%s%s: idleness %.1f%%, overhead %.1f%% of %s effort; %.1f%% of "
-				"all effort -> %s", sqlite3_column_text(s, 0), rank,
-				runtime ? " in its runtime calls" : "", sqlite3_column_double(s, 3),
-				sqlite3_column_double(s, 4), runtime ? "their" : "its",
-				sqlite3_column_double(s, 5), sqlite3_column_text(s, 1));
-		*calls = text(s, 7);
-	}
-	sqlite3_finalize(s);
+	char rank[32] = "";
+	if (d.rank)
+		snprintf(rank, sizeof rank, " (#%d)", d.rank);
+	int runtime = d.scope && strcmp(d.scope, DIAG_SCOPE_RUNTIME) == 0;
+	char *out = xasprintf("%s%s%s: idleness %.1f%%, overhead %.1f%% of %s effort; %.1f%% of "
+			      "all effort -> %s", d.diagnosis ? d.diagnosis : "?", rank,
+			      runtime ? " in its runtime calls" : "", d.idleness_percent,
+			      d.overhead_percent, runtime ? "their" : "its", d.waste_percent,
+			      d.advice ? d.advice : "");
+	*calls = d.runtime;
+	d.runtime = NULL;
+	dbr_diagnosis_clear(&d);
 	return out;
 }
 
-/* SQL about one metric at one context: ?1 context, ?2 event, ?3 metric. */
-static sqlite3_stmt *prepare_context_metric(struct vmodel *m, const char *sql, int64_t id,
-					    int metric)
-{
-	sqlite3_stmt *s = prepare(m, sql);
-	if (!s)
-		return NULL;
-	sqlite3_bind_int64(s, 1, id);
-	bind_event(m, s, 2);
-	sqlite3_bind_text(s, 3, vmetric_name[metric], -1, SQLITE_STATIC);
-	return s;
-}
-
 void model_thread_values(struct vmodel *m, int64_t id, int metric, int exclusive,
-			 struct vstats *out)
+			 struct dbr_spread *out)
 {
-	const char *which = exclusive ? "exclusive" : "inclusive";
-	memset(out, 0, sizeof *out);
-	char *sql = xasprintf("SELECT %s_mean, %s_min, %s_max, %s_stddev FROM context_metrics "
-			      "WHERE context_id = ?1 AND event = ?2 AND metric = ?3",
-			      which, which, which, which);
-	sqlite3_stmt *s = prepare_context_metric(m, sql, id, metric);
-	free(sql);
-	if (!s)
-		return;
-	if (sqlite3_step(s) == SQLITE_ROW) {
-		out->have = 1;
-		out->mean = sqlite3_column_double(s, 0);
-		out->min = sqlite3_column_double(s, 1);
-		out->max = sqlite3_column_double(s, 2);
-		out->stddev = sqlite3_column_double(s, 3);
-	}
-	sqlite3_finalize(s);
-	sql = xasprintf("SELECT t.id, t.tid || ' ' || coalesce(t.name, ''), coalesce(v.%s, 0) "
-			"FROM threads t LEFT JOIN context_thread_metrics v ON v.thread_id = t.id AND "
-			"v.context_id = ?1 AND v.event = ?2 AND v.metric = ?3 ORDER BY t.id LIMIT 256",
-			which);
-	s = prepare_context_metric(m, sql, id, metric);
-	free(sql);
-	if (!s)
-		return;
-	size_t cap = 0;
-	while (sqlite3_step(s) == SQLITE_ROW) {
-		grow_array(&out->thread, &cap, out->nthreads + 1, sizeof *out->thread);
-		struct vthread_value *t = &out->thread[out->nthreads++];
-		t->thread_id = sqlite3_column_int64(s, 0);
-		t->name = text(s, 1);
-		t->value = sqlite3_column_double(s, 2);
-	}
-	sqlite3_finalize(s);
-}
-
-void vstats_free(struct vstats *s)
-{
-	for (size_t i = 0; i < s->nthreads; i++)
-		free(s->thread[i].name);
-	free(s->thread);
-	memset(s, 0, sizeof *s);
+	if (dbr_thread_values(m->db, id, event_name(m), vmetric_name[metric], exclusive, out) < 0)
+		set_error(m);
 }
 
 size_t model_line_values(struct vmodel *m, const char *procedure, const char *file, int metric,

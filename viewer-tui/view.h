@@ -10,9 +10,10 @@
 #ifndef CULPRIT_VIEW_H
 #define CULPRIT_VIEW_H
 
-#include <sqlite3.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "dbread.h"
 
 /* The metrics a row has values of. */
 enum vmetric { VM_WORK, VM_IDLENESS, VM_OVERHEAD, VM_USEFUL, VM_EFFORT, VM_SAMPLES, VM_COUNT };
@@ -75,9 +76,8 @@ struct vevent {
 };
 
 struct vmodel {
-	sqlite3 *db;
+	struct dbr *db;
 	const char *path;
-	int schema;
 	struct vevent *event;
 	size_t nevents, ev;	/* the events; the one shown */
 	int64_t max_id;		/* contexts */
@@ -106,21 +106,9 @@ char *model_path(struct vmodel *m, int64_t id);
  * NULL.  *CALLS (malloc'd, or NULL) gets the runtime calls that hold its
  * idleness and overhead, with their shares. */
 char *model_diagnosis(struct vmodel *m, int64_t id, char **calls);
-/* Per-thread statistics of context ID's metric: */
-struct vthread_value {
-	char *name;
-	int64_t thread_id;
-	double value;
-};
-struct vstats {
-	double mean, min, max, stddev;
-	int have;
-	struct vthread_value *thread;
-	size_t nthreads;
-};
+/* Per-thread statistics of context ID's metric (dbr_spread_free them). */
 void model_thread_values(struct vmodel *m, int64_t id, int metric, int exclusive,
-			 struct vstats *out);
-void vstats_free(struct vstats *s);
+			 struct dbr_spread *out);
 /* The lines of PROCEDURE in FILE where samples landed or calls were made,
  * with METRIC's value there, calls included: LINES[k], VALUES[k]. */
 size_t model_line_values(struct vmodel *m, const char *procedure, const char *file, int metric,

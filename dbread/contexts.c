@@ -1,0 +1,196 @@
+/* contexts.c - a context's children, read on demand, and its path from
+ * the root. */
+#include "internal.h"
+#include "tools.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct kids {
+	struct dbr_child *c;
+	size_t n, cap, nmetrics;
+};
+
+/* Call sites met among the children, to look through after the scan. */
+struct sites {
+	int64_t *id;
+	char **file;
+	int *line;
+	size_t n, cap;
+};
+
+static int has_value(const struct dbr_child *c, size_t nmetrics)
+{
+	for (size_t k = 0; k < nmetrics; k++)
+		if (c->incl[k] != 0)
+			return 1;
+	return 0;
+}
+
+static void free_child(struct dbr_child *c)
+{
+	free(c->procedure);
+	free(c->module);
+	free(c->file);
+	free(c->site_file);
+	free(c->incl);
+	free(c->excl);
+}
+
+/* A child without any value (below every metric shown) is not shown. */
+static void drop_last_if_empty(struct kids *k)
+{
+	if (k->n && !has_value(&k->c[k->n - 1], k->nmetrics))
+		free_child(&k->c[--k->n]);
+}
+
+static struct dbr_child *add_child(struct kids *k, sqlite3_stmt *s, int64_t id, const char *site_file,
+				   int site_line)
+{
+	drop_last_if_empty(k);
+	grow_array(&k->c, &k->cap, k->n + 1, sizeof *k->c);
+	struct dbr_child *c = &k->c[k->n++];
+	memset(c, 0, sizeof *c);
+	c->id = id;
+	const unsigned char *kind = sqlite3_column_text(s, 1);
+	c->kind = kind ? (char)kind[0] : KIND_ROOT[0];
+	c->procedure = dbr_text(s, 2);
+	c->module = dbr_text(s, 3);
+	c->file = dbr_text(s, 4);
+	c->line = sqlite3_column_int(s, 5);
+	c->site_file = site_file ? xstrdup(site_file) : NULL;
+	c->site_line = site_line;
+	c->incl = xcalloc(k->nmetrics, sizeof *c->incl);
+	c->excl = xcalloc(k->nmetrics, sizeof *c->excl);
+	return c;
+}
+
+static void add_site(struct sites *st, sqlite3_stmt *s, int64_t id)
+{
+	if (st->n && st->id[st->n - 1] == id)
+		return;		/* the same call site, another metric */
+	size_t c1 = st->cap, c2 = st->cap;
+	grow_array(&st->id, &st->cap, st->n + 1, sizeof *st->id);
+	grow_array(&st->file, &c1, st->n + 1, sizeof *st->file);
+	grow_array(&st->line, &c2, st->n + 1, sizeof *st->line);
+	st->id[st->n] = id;
+	st->file[st->n] = dbr_text(s, 4);
+	st->line[st->n] = sqlite3_column_int(s, 5);
+	st->n++;
+}
+
+static int read_children(struct dbr *r, struct kids *k, int64_t parent, const char *event,
+			 const char *const *metrics, const char *site_file, int site_line)
+{
+	char *list = dbr_metric_list(metrics, k->nmetrics);
+	char *sql = xasprintf("SELECT c.id, c.kind, c.procedure, c.module, c.file, c.line, "
+			      "m.metric, m.inclusive, m.exclusive FROM " TBL_CONTEXTS " c LEFT JOIN "
+			      TBL_CONTEXT_METRICS " m ON m.context_id = c.id AND m.event = ?1 AND "
+			      "m.metric IN %s WHERE c.parent_id = ?2 ORDER BY c.id", list);
+	sqlite3_stmt *s = dbr_prepare(r, sql);
+	free(sql);
+	free(list);
+	if (!s)
+		return -1;
+	sqlite3_bind_text(s, 1, event, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(s, 2, parent);
+	struct sites st = { 0 };
+	struct dbr_child *cur = NULL;
+	int rc;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		int64_t id = sqlite3_column_int64(s, 0);
+		const unsigned char *kind = sqlite3_column_text(s, 1);
+		if (kind && kind[0] == KIND_CALLSITE[0]) {
+			add_site(&st, s, id);
+			continue;
+		}
+		if (!cur || cur->id != id)
+			cur = add_child(k, s, id, site_file, site_line);
+		int m = dbr_metric_index(metrics, k->nmetrics, (const char *)sqlite3_column_text(s, 6));
+		if (m >= 0) {
+			cur->incl[m] = sqlite3_column_double(s, 7);
+			cur->excl[m] = sqlite3_column_double(s, 8);
+		}
+	}
+	drop_last_if_empty(k);
+	sqlite3_finalize(s);
+	if (rc != SQLITE_DONE)
+		dbr_fail_sql(r);
+	for (size_t i = 0; i < st.n; i++) {
+		if (rc == SQLITE_DONE &&
+		    read_children(r, k, st.id[i], event, metrics, st.file[i], st.line[i]) < 0)
+			rc = SQLITE_ERROR;
+		free(st.file[i]);
+	}
+	free(st.id);
+	free(st.file);
+	free(st.line);
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+int dbr_children(struct dbr *r, int64_t parent, const char *event, const char *const *metrics,
+		 size_t n, struct dbr_child **out, size_t *count)
+{
+	struct kids k = { .nmetrics = n };
+	int rc = read_children(r, &k, parent, event, metrics, NULL, 0);
+	if (rc < 0) {
+		dbr_children_free(k.c, k.n);
+		k.c = NULL;
+		k.n = 0;
+	}
+	*out = k.c;
+	*count = k.n;
+	return rc;
+}
+
+void dbr_children_free(struct dbr_child *c, size_t count)
+{
+	for (size_t i = 0; i < count; i++)
+		free_child(&c[i]);
+	free(c);
+}
+
+static const char up_sql[] =
+	"WITH RECURSIVE up(id, parent_id, kind, procedure, depth) AS ("
+	"  SELECT id, parent_id, kind, procedure, 0 FROM " TBL_CONTEXTS " WHERE id = ?1"
+	"  UNION ALL SELECT c.id, c.parent_id, c.kind, c.procedure, up.depth + 1"
+	"  FROM " TBL_CONTEXTS " c JOIN up ON c.id = up.parent_id)"
+	" SELECT id, kind, procedure FROM up ORDER BY depth DESC";
+
+char *dbr_path(struct dbr *r, int64_t id)
+{
+	sqlite3_stmt *s = dbr_prepare(r, up_sql);
+	if (!s)
+		return NULL;
+	sqlite3_bind_int64(s, 1, id);
+	char *out = xstrdup("");
+	while (sqlite3_step(s) == SQLITE_ROW) {
+		const char *k = (const char *)sqlite3_column_text(s, 1);
+		const char *p = (const char *)sqlite3_column_text(s, 2);
+		if (!k || k[0] == KIND_CALLSITE[0] || k[0] == KIND_STATEMENT[0])
+			continue;
+		char *next = xasprintf("%s%s%s%s", out, out[0] ? " > " : "",
+				       k[0] == KIND_INLINED[0] ? "[inlined] " : "", p ? p : "?");
+		free(out);
+		out = next;
+	}
+	sqlite3_finalize(s);
+	return out;
+}
+
+size_t dbr_ancestors(struct dbr *r, int64_t id, int64_t *ids, size_t max)
+{
+	sqlite3_stmt *s = dbr_prepare(r, up_sql);
+	size_t n = 0;
+	if (!s)
+		return 0;
+	sqlite3_bind_int64(s, 1, id);
+	while (sqlite3_step(s) == SQLITE_ROW && n < max) {
+		const char *k = (const char *)sqlite3_column_text(s, 1);
+		if (k && k[0] == KIND_CALLSITE[0])
+			continue;	/* call sites are looked through */
+		ids[n++] = sqlite3_column_int64(s, 0);
+	}
+	sqlite3_finalize(s);
+	return n;
+}

@@ -1,0 +1,202 @@
+/* dbread.h - reading a culprit database: the one read layer under every
+ * reader (culprit report, culprit view, and the readers to come).
+ *
+ * It owns what every reader needs and must agree on: opening with the
+ * version checks, the event and metric a reader shows (with what its
+ * percentages are of), the procedure list, a context's children and path,
+ * the diagnoses, per-thread values, and the one definition of a frame's
+ * caller.  Readers format; they do not query the tables this covers.
+ *
+ * Context ids are 1..ncontexts, parents before children (culprit prof
+ * writes them so).  Names come from schema.h.  Functions that can fail
+ * return -1 (or NULL) with dbr_error() saying why in one line. */
+#ifndef CULPRIT_DBREAD_H
+#define CULPRIT_DBREAD_H
+
+#include <sqlite3.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "schema.h"
+
+struct dbr_tree;
+
+struct dbr_event {
+	char *name, *unit;
+};
+
+struct dbr {
+	sqlite3 *db;
+	char *path;
+	int schema;			/* PRAGMA user_version */
+	struct dbr_event *event;	/* in the order prof wrote them */
+	size_t nevents;
+	int64_t ncontexts;
+	struct dbr_tree *tree;		/* read on first need (dbr_tree) */
+	char *error;			/* the last problem, one line */
+};
+
+/* ---- open.c: opening, and what any query needs -------------------------- */
+
+/* Opens PATH read-only as a culprit database with at least one event and
+ * one context.  NULL after writing one line naming the problem and the fix
+ * (missing, not culprit's, from a newer culprit, empty) into ERR. */
+struct dbr *dbr_open(const char *path, char *err, size_t errlen);
+void dbr_close(struct dbr *r);
+const char *dbr_error(const struct dbr *r);
+
+/* A statement, or NULL after setting the error.  The caller finalizes. */
+sqlite3_stmt *dbr_prepare(struct dbr *r, const char *sql);
+/* Whether the database has a table or view: older schemas lack some. */
+int dbr_has(struct dbr *r, const char *table);
+/* Fails, naming WHAT, unless the database has TABLE (see dbr_has):
+ * "made by an older culprit prof, without WHAT; make it again". */
+int dbr_need(struct dbr *r, const char *table, const char *what);
+/* A number from culprit_info, or FALLBACK. */
+double dbr_info_number(struct dbr *r, const char *key, double fallback);
+/* A column as a new string, or NULL. */
+char *dbr_text(sqlite3_stmt *s, int i);
+
+/* ---- metric.c: what a reader shows ---------------------------------------- */
+
+struct dbr_choice {
+	const char *event;	/* one of r->event's names */
+	char *metric;
+	char *unit;
+	double total;		/* the metric's total */
+	double base;		/* what percentages are of: the event's effort,
+				 * or its work in a database without effort;
+				 * all samples for the samples metric */
+};
+
+/* Chooses EVENT (NULL: the first) and METRIC (NULL: work) for OUT.  Fails
+ * with the choices there are when either is not in the database. */
+int dbr_choose(struct dbr *r, const char *event, const char *metric, struct dbr_choice *out);
+void dbr_choice_free(struct dbr_choice *c);
+/* The total of METRIC for EVENT; 0 (and *FOUND 0) when it has none. */
+double dbr_metric_total(struct dbr *r, const char *event, const char *metric, int *found);
+/* The index of NAME in METRICS (N), or -1: where a reader keeps values of
+ * several metrics, in the order it asked for them. */
+int dbr_metric_index(const char *const *metrics, size_t n, const char *name);
+
+/* ---- tree.c: the context tree in memory, and the callers of a frame ------------ */
+
+struct dbr_ctx {
+	uint32_t parent;	/* index (id - 1); UINT32_MAX at a root */
+	uint32_t first, next;	/* children, in id order */
+	uint32_t depth;
+	char kind;		/* the first letter of its kind: r f i c s */
+	const char *procedure, *module, *file;	/* owned by the tree */
+	int line;
+};
+
+struct dbr_tree {
+	struct dbr_ctx *c;	/* c[id - 1] */
+	size_t n;
+	struct strtab *names;
+};
+
+/* The whole tree (read once, then kept); NULL after setting the error. */
+const struct dbr_tree *dbr_tree(struct dbr *r);
+/* Reads each context's METRIC for EVENT into INCL and EXCL (arrays of
+ * r->ncontexts, indexed by id - 1; untouched where there is no value). */
+int dbr_tree_values(struct dbr *r, const char *event, const char *metric, double *incl,
+		    double *excl);
+int dbr_is_frame(char kind);
+/* The caller of frame or context ID: the frame whose call site it hangs
+ * under, or, right under a root, that root (the program, a truncated
+ * unwind), which nothing called.  0 for a root or an unknown id.  The
+ * database's procedure_callers view says the same in SQL. */
+int64_t dbr_caller(struct dbr *r, int64_t id);
+/* A context kind's name in the database ("frame") from its letter. */
+const char *dbr_kind_name(char kind);
+
+/* ---- procedures.c: the procedure list ---------------------------------------- */
+
+struct dbr_procedure {
+	char *procedure, *module, *file;
+	double *incl, *excl;	/* one per metric asked for */
+};
+
+/* Every procedure with its values of METRICS (N of them) for EVENT, sorted
+ * by procedure, module, file.  *OUT is the caller's (dbr_procedures_free). */
+int dbr_procedures(struct dbr *r, const char *event, const char *const *metrics, size_t n,
+		   struct dbr_procedure **out, size_t *count);
+void dbr_procedures_free(struct dbr_procedure *p, size_t count);
+
+/* The frames (frame and inlined contexts) of procedure P with a value of
+ * any of METRICS (N) for EVENT, in id order: their ids and values, as one
+ * dbr_procedure each (only incl and excl set).  The callers views start
+ * from these and go up with dbr_caller. */
+int dbr_procedure_frames(struct dbr *r, const struct dbr_procedure *p, const char *event,
+			 const char *const *metrics, size_t n, int64_t **ids,
+			 struct dbr_procedure **values, size_t *count);
+
+/* ---- contexts.c: children and paths -------------------------------------------- */
+
+struct dbr_child {
+	int64_t id;
+	char kind;
+	char *procedure, *module, *file;
+	int line;
+	char *site_file;	/* the call site looked through, if any */
+	int site_line;
+	double *incl, *excl;	/* one per metric asked for */
+};
+
+/* The children of context PARENT with their values of METRICS (N) for
+ * EVENT, in id order.  Call sites are looked through: the frames they
+ * lead to are returned with the call site's file and line.  Children
+ * without any value are left out. */
+int dbr_children(struct dbr *r, int64_t parent, const char *event, const char *const *metrics,
+		 size_t n, struct dbr_child **out, size_t *count);
+void dbr_children_free(struct dbr_child *c, size_t count);
+/* The path from the root to ID as "a > [inlined] b > c" (frames and
+ * roots); a new string, NULL on failure. */
+char *dbr_path(struct dbr *r, int64_t id);
+/* The ids from the root down to ID, call sites left out; at most MAX. */
+size_t dbr_ancestors(struct dbr *r, int64_t id, int64_t *ids, size_t max);
+
+/* ---- diagnoses.c ------------------------------------------------------------------ */
+
+struct dbr_diagnosis {
+	int64_t context_id;
+	int rank;		/* 0: not ranked */
+	char *diagnosis, *advice;
+	double effort, effort_percent, idleness_percent, overhead_percent, waste_percent;
+	char *scope;		/* "inclusive", or DIAG_SCOPE_RUNTIME */
+	int has_runtime_percent;
+	double runtime_percent;
+	char *runtime;		/* the runtime calls and their shares, or NULL */
+};
+
+/* The ranked diagnoses for EVENT, in rank order.  Databases from before
+ * the scope and runtime columns read as diagnoses of whole contexts. */
+int dbr_diagnoses(struct dbr *r, const char *event, struct dbr_diagnosis **out, size_t *count);
+/* The diagnosis of context ID for EVENT, ranked or not: 1 found, 0 none. */
+int dbr_diagnosis_of(struct dbr *r, const char *event, int64_t id, struct dbr_diagnosis *out);
+void dbr_diagnosis_clear(struct dbr_diagnosis *d);
+void dbr_diagnoses_free(struct dbr_diagnosis *d, size_t count);
+
+/* ---- threads.c: per-thread values ------------------------------------------------- */
+
+struct dbr_thread_value {
+	int64_t thread_id;
+	char *name;		/* "tid name" */
+	double value;
+};
+
+struct dbr_spread {
+	int have;		/* the context has the metric */
+	double mean, min, max, stddev;	/* over the threads */
+	struct dbr_thread_value *thread;
+	size_t nthreads;
+};
+
+/* Context ID's METRIC for EVENT across the threads (inclusive or
+ * EXCLUSIVE): the summary and each thread's value (at most 256). */
+int dbr_thread_values(struct dbr *r, int64_t id, const char *event, const char *metric,
+		      int exclusive, struct dbr_spread *out);
+void dbr_spread_free(struct dbr_spread *s);
+
+#endif

@@ -1,0 +1,204 @@
+/* open.c - opening a culprit database for reading, and the helpers every
+ * query of the read layer goes through. */
+#define _GNU_SOURCE
+#include "internal.h"
+#include "tools.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+void dbr_fail(struct dbr *r, const char *fmt, ...)
+{
+	va_list ap;
+	char *msg;
+	va_start(ap, fmt);
+	if (vasprintf(&msg, fmt, ap) < 0)
+		msg = NULL;
+	va_end(ap);
+	free(r->error);
+	r->error = msg ? msg : xstrdup("out of memory");
+}
+
+int dbr_fail_sql(struct dbr *r)
+{
+	dbr_fail(r, "%s: %s", r->path, sqlite3_errmsg(r->db));
+	return -1;
+}
+
+const char *dbr_error(const struct dbr *r)
+{
+	return r->error ? r->error : "no error";
+}
+
+sqlite3_stmt *dbr_prepare(struct dbr *r, const char *sql)
+{
+	sqlite3_stmt *s = NULL;
+	if (sqlite3_prepare_v2(r->db, sql, -1, &s, NULL) != SQLITE_OK) {
+		dbr_fail(r, "%s: %s", r->path, sqlite3_errmsg(r->db));
+		sqlite3_finalize(s);
+		return NULL;
+	}
+	return s;
+}
+
+char *dbr_text(sqlite3_stmt *s, int i)
+{
+	const unsigned char *t = sqlite3_column_text(s, i);
+	return t ? xstrdup((const char *)t) : NULL;
+}
+
+int dbr_has(struct dbr *r, const char *table)
+{
+	sqlite3_stmt *s = NULL;
+	int found = 0;
+	if (sqlite3_prepare_v2(r->db, "SELECT 1 FROM sqlite_master WHERE name = ?", -1, &s, NULL) ==
+	    SQLITE_OK) {
+		sqlite3_bind_text(s, 1, table, -1, SQLITE_STATIC);
+		found = sqlite3_step(s) == SQLITE_ROW;
+	}
+	sqlite3_finalize(s);
+	return found;
+}
+
+int dbr_need(struct dbr *r, const char *table, const char *what)
+{
+	if (dbr_has(r, table))
+		return 0;
+	dbr_fail(r, "%s was made by an older culprit prof, without %s; make it again with "
+		 "culprit prof --force", r->path, what);
+	return -1;
+}
+
+double dbr_info_number(struct dbr *r, const char *key, double fallback)
+{
+	sqlite3_stmt *s = NULL;
+	double v = fallback;
+	if (sqlite3_prepare_v2(r->db, "SELECT value FROM " TBL_INFO " WHERE key = ?", -1, &s,
+			       NULL) == SQLITE_OK) {
+		sqlite3_bind_text(s, 1, key, -1, SQLITE_STATIC);
+		if (sqlite3_step(s) == SQLITE_ROW)
+			v = sqlite3_column_double(s, 0);
+	}
+	sqlite3_finalize(s);
+	return v;
+}
+
+/* The schema version, or -1 when PATH is not SQLite at all. */
+static int schema_version(sqlite3 *db)
+{
+	sqlite3_stmt *s = NULL;
+	int version = -1;
+	if (sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &s, NULL) == SQLITE_OK &&
+	    sqlite3_step(s) == SQLITE_ROW)
+		version = sqlite3_column_int(s, 0);
+	return sqlite3_finalize(s) == SQLITE_OK ? version : -1;
+}
+
+static int made_by_culprit(sqlite3 *db)
+{
+	sqlite3_stmt *s = NULL;
+	int culprit = 0;
+	if (sqlite3_prepare_v2(db, "SELECT value FROM " TBL_INFO " WHERE key = '"
+			       INFO_FORMAT_KEY "'", -1, &s, NULL) == SQLITE_OK &&
+	    sqlite3_step(s) == SQLITE_ROW) {
+		const unsigned char *v = sqlite3_column_text(s, 0);
+		culprit = v && strcmp((const char *)v, INFO_FORMAT_VALUE) == 0;
+	}
+	sqlite3_finalize(s);
+	return culprit;
+}
+
+/* Opens PATH and checks that it is a database this culprit reads. */
+static sqlite3 *open_checked(const char *path, char *err, size_t errlen, int *version)
+{
+	sqlite3 *db = NULL;
+	if (access(path, F_OK) != 0) {
+		snprintf(err, errlen, "%s: no such file; make one with `culprit prof DIR`", path);
+		return NULL;
+	}
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+		snprintf(err, errlen, "%s: cannot open: %s", path, db ? sqlite3_errmsg(db) : "?");
+		sqlite3_close(db);
+		return NULL;
+	}
+	*version = schema_version(db);
+	if (*version < 0)
+		snprintf(err, errlen, "%s is not an SQLite database (%s)", path, sqlite3_errmsg(db));
+	else if (!made_by_culprit(db))
+		snprintf(err, errlen, "%s is an SQLite database, but not one made by culprit prof",
+			 path);
+	else if (*version > DB_SCHEMA_VERSION)
+		snprintf(err, errlen, "%s was made by a newer culprit (schema %d; this culprit reads "
+			 "up to %d); upgrade culprit", path, *version, DB_SCHEMA_VERSION);
+	else if (*version < 1)
+		snprintf(err, errlen, "%s has no culprit schema version; remake it with culprit prof",
+			 path);
+	else
+		return db;
+	sqlite3_close(db);
+	return NULL;
+}
+
+/* The events, and how many contexts there are. */
+static int read_outline(struct dbr *r)
+{
+	sqlite3_stmt *s = dbr_prepare(r, "SELECT event, unit FROM " TBL_EVENTS " ORDER BY rowid");
+	size_t cap = 0;
+	while (s && sqlite3_step(s) == SQLITE_ROW) {
+		grow_array(&r->event, &cap, r->nevents + 1, sizeof *r->event);
+		r->event[r->nevents].name = dbr_text(s, 0);
+		r->event[r->nevents].unit = dbr_text(s, 1);
+		r->nevents++;
+	}
+	sqlite3_finalize(s);
+	if (r->nevents == 0) {
+		dbr_fail(r, "%s has no events: it holds no samples", r->path);
+		return -1;
+	}
+	s = dbr_prepare(r, "SELECT max(id) FROM " TBL_CONTEXTS);
+	if (s && sqlite3_step(s) == SQLITE_ROW)
+		r->ncontexts = sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	if (r->ncontexts < 1) {
+		dbr_fail(r, "%s has no calling contexts: nothing was sampled", r->path);
+		return -1;
+	}
+	return 0;
+}
+
+struct dbr *dbr_open(const char *path, char *err, size_t errlen)
+{
+	int version;
+	sqlite3 *db = open_checked(path, err, errlen, &version);
+	if (!db)
+		return NULL;
+	struct dbr *r = xcalloc(1, sizeof *r);
+	r->db = db;
+	r->path = xstrdup(path);
+	r->schema = version;
+	if (read_outline(r) < 0) {
+		snprintf(err, errlen, "%s", dbr_error(r));
+		dbr_close(r);
+		return NULL;
+	}
+	return r;
+}
+
+void dbr_close(struct dbr *r)
+{
+	if (!r)
+		return;
+	for (size_t i = 0; i < r->nevents; i++) {
+		free(r->event[i].name);
+		free(r->event[i].unit);
+	}
+	free(r->event);
+	dbr_tree_free(r->tree);
+	sqlite3_close(r->db);
+	free(r->path);
+	free(r->error);
+	free(r);
+}

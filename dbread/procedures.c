@@ -1,0 +1,129 @@
+/* procedures.c - the procedure list: each procedure's totals over all its
+ * frames (procedure_metrics), for the callers and flat views. */
+#include "internal.h"
+#include "tools.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int same(const char *a, const char *b)
+{
+	return (!a && !b) || (a && b && strcmp(a, b) == 0);
+}
+
+static struct dbr_procedure *add(struct dbr_procedure **p, size_t *n, size_t *cap, size_t nmetrics,
+				 sqlite3_stmt *s)
+{
+	grow_array(p, cap, *n + 1, sizeof **p);
+	struct dbr_procedure *q = &(*p)[(*n)++];
+	q->procedure = dbr_text(s, 0);
+	q->module = dbr_text(s, 1);
+	q->file = dbr_text(s, 2);
+	q->incl = xcalloc(nmetrics, sizeof *q->incl);
+	q->excl = xcalloc(nmetrics, sizeof *q->excl);
+	return q;
+}
+
+int dbr_procedures(struct dbr *r, const char *event, const char *const *metrics, size_t n,
+		   struct dbr_procedure **out, size_t *count)
+{
+	char *list = dbr_metric_list(metrics, n);
+	char *sql = xasprintf("SELECT procedure, module, file, metric, inclusive, exclusive FROM "
+			      TBL_PROCEDURE_METRICS " WHERE event = ? AND metric IN %s "
+			      "ORDER BY procedure, module, file", list);
+	sqlite3_stmt *s = dbr_prepare(r, sql);
+	free(sql);
+	free(list);
+	*out = NULL;
+	*count = 0;
+	if (!s)
+		return -1;
+	sqlite3_bind_text(s, 1, event, -1, SQLITE_STATIC);
+	struct dbr_procedure *p = NULL, *cur = NULL;
+	size_t np = 0, cap = 0;
+	int rc;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		if (!cur || !same(cur->procedure, (const char *)sqlite3_column_text(s, 0)) ||
+		    !same(cur->module, (const char *)sqlite3_column_text(s, 1)) ||
+		    !same(cur->file, (const char *)sqlite3_column_text(s, 2)))
+			cur = add(&p, &np, &cap, n, s);
+		int k = dbr_metric_index(metrics, n, (const char *)sqlite3_column_text(s, 3));
+		if (k >= 0) {
+			cur->incl[k] = sqlite3_column_double(s, 4);
+			cur->excl[k] = sqlite3_column_double(s, 5);
+		}
+	}
+	sqlite3_finalize(s);
+	if (rc != SQLITE_DONE) {
+		dbr_procedures_free(p, np);
+		return dbr_fail_sql(r);
+	}
+	*out = p;
+	*count = np;
+	return 0;
+}
+
+void dbr_procedures_free(struct dbr_procedure *p, size_t count)
+{
+	for (size_t i = 0; i < count; i++) {
+		free(p[i].procedure);
+		free(p[i].module);
+		free(p[i].file);
+		free(p[i].incl);
+		free(p[i].excl);
+	}
+	free(p);
+}
+
+int dbr_procedure_frames(struct dbr *r, const struct dbr_procedure *p, const char *event,
+			 const char *const *metrics, size_t n, int64_t **ids,
+			 struct dbr_procedure **values, size_t *count)
+{
+	char *list = dbr_metric_list(metrics, n);
+	char *sql = xasprintf("SELECT c.id, m.metric, m.inclusive, m.exclusive FROM " TBL_CONTEXTS
+			      " c JOIN " TBL_CONTEXT_METRICS " m ON m.context_id = c.id AND "
+			      "m.event = ?1 AND m.metric IN %s WHERE c.procedure IS ?2 AND "
+			      "c.module IS ?3 AND c.file IS ?4 AND c.kind IN ('" KIND_FRAME "', '"
+			      KIND_INLINED "') ORDER BY c.id", list);
+	sqlite3_stmt *s = dbr_prepare(r, sql);
+	free(sql);
+	free(list);
+	*ids = NULL;
+	*values = NULL;
+	*count = 0;
+	if (!s)
+		return -1;
+	sqlite3_bind_text(s, 1, event, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 2, p->procedure, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 3, p->module, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 4, p->file, -1, SQLITE_STATIC);
+	size_t cap = 0, capv = 0;
+	int rc;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		int64_t id = sqlite3_column_int64(s, 0);
+		if (!*count || (*ids)[*count - 1] != id) {
+			grow_array(ids, &cap, *count + 1, sizeof **ids);
+			grow_array(values, &capv, *count + 1, sizeof **values);
+			struct dbr_procedure *v = &(*values)[*count];
+			memset(v, 0, sizeof *v);
+			v->incl = xcalloc(n, sizeof *v->incl);
+			v->excl = xcalloc(n, sizeof *v->excl);
+			(*ids)[(*count)++] = id;
+		}
+		int k = dbr_metric_index(metrics, n, (const char *)sqlite3_column_text(s, 1));
+		if (k >= 0) {
+			(*values)[*count - 1].incl[k] = sqlite3_column_double(s, 2);
+			(*values)[*count - 1].excl[k] = sqlite3_column_double(s, 3);
+		}
+	}
+	sqlite3_finalize(s);
+	if (rc != SQLITE_DONE) {
+		free(*ids);
+		dbr_procedures_free(*values, *count);
+		*ids = NULL;
+		*values = NULL;
+		*count = 0;
+		return dbr_fail_sql(r);
+	}
+	return 0;
+}

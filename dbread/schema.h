@@ -1,0 +1,63 @@
+/* schema.h - the names in culprit's database, written once: the tables,
+ * the context kinds, the metrics and the causes of idleness.  `culprit
+ * prof` writes them (postmortem/), every reader reads them (dbread/).
+ * doc/schema.md says what each means; PRAGMA user_version is
+ * DB_SCHEMA_VERSION.  SQL text uses the names through these macros where
+ * C code chooses them, and spells them out inside fixed statements. */
+#ifndef CULPRIT_SCHEMA_H
+#define CULPRIT_SCHEMA_H
+
+#define DB_SCHEMA_VERSION 3
+
+/* ---- tables and views ---- */
+#define TBL_INFO		"culprit_info"
+#define TBL_PROCESSES		"processes"
+#define TBL_THREADS		"threads"
+#define TBL_THREAD_COUNTERS	"thread_counters"
+#define TBL_EVENTS		"events"
+#define TBL_METRICS		"metrics"
+#define TBL_MODULES		"modules"
+#define TBL_NOTES		"notes"
+#define TBL_CONTEXTS		"contexts"
+#define TBL_CONTEXT_METRICS	"context_metrics"
+#define TBL_CONTEXT_THREAD_METRICS "context_thread_metrics"
+#define TBL_PROCEDURE_METRICS	"procedure_metrics"
+#define TBL_THREAD_METRICS	"thread_metrics"
+#define TBL_OVERHEAD_RULES	"overhead_rules"
+#define TBL_MEASUREMENT_QUALITY	"measurement_quality"
+#define TBL_DIAGNOSES		"diagnoses"		/* schema 2 on */
+#define VIEW_EFFORT_SUMMARY	"effort_summary"	/* schema 2 on */
+
+/* culprit_info's mark of a database culprit made. */
+#define INFO_FORMAT_KEY		"format"
+#define INFO_FORMAT_VALUE	"culprit"
+
+/* ---- contexts.kind ---- */
+#define KIND_ROOT		"root"		/* the program, a truncated unwind */
+#define KIND_FRAME		"frame"		/* a procedure's frame */
+#define KIND_INLINED		"inlined"	/* a frame inlined into its caller */
+#define KIND_CALLSITE		"callsite"	/* the line a frame called from */
+#define KIND_STATEMENT		"statement"	/* a sampled line */
+
+/* ---- metrics (metrics.metric, *_metrics.metric) ---- */
+#define MET_SAMPLES		"samples"
+#define MET_WORK		"work"
+#define MET_IDLENESS		"idleness"
+#define MET_OVERHEAD		"overhead"
+#define MET_USEFUL		"useful_work"
+#define MET_EFFORT		"effort"	/* work + idleness: what % are of */
+#define MET_MEASUREMENT		"measurement"	/* culprit's own callbacks */
+/* Overhead by type: "overhead:" then the type ("overhead:scheduling"). */
+#define MET_OVERHEAD_PREFIX	"overhead:"
+
+/* ---- idleness by cause ---- */
+#define CAUSE_SERIAL		"idleness:serial"	/* serial code ran */
+#define CAUSE_BARRIER		"idleness:barrier"	/* imbalance at barriers */
+#define CAUSE_LOCK		"idleness:lock"		/* waiting for locks */
+#define CAUSE_TASKWAIT		"idleness:taskwait"	/* waiting for child tasks */
+
+/* ---- diagnoses.scope ---- */
+#define DIAG_SCOPE_INCLUSIVE	"inclusive"	/* the context and all below it */
+#define DIAG_SCOPE_RUNTIME	"runtime"	/* the frame's runtime calls */
+
+#endif

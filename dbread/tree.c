@@ -1,0 +1,133 @@
+/* tree.c - the calling-context tree in memory, and the one definition of
+ * a frame's caller that every reader uses. */
+#include "internal.h"
+#include "tools.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void dbr_tree_free(struct dbr_tree *t)
+{
+	if (!t)
+		return;
+	free(t->c);
+	strtab_free(t->names);
+	free(t);
+}
+
+/* Links each context into its parent's list of children, in id order. */
+static void link_children(struct dbr_tree *t)
+{
+	for (size_t i = t->n; i-- > 0;) {
+		struct dbr_ctx *c = &t->c[i];
+		if (c->parent != UINT32_MAX) {
+			c->next = t->c[c->parent].first;
+			t->c[c->parent].first = (uint32_t)i;
+		}
+	}
+}
+
+static const char *name(struct dbr_tree *t, sqlite3_stmt *s, int i)
+{
+	const unsigned char *v = sqlite3_column_text(s, i);
+	return strtab_get(t->names, strtab_intern(t->names, (const char *)v));
+}
+
+static struct dbr_tree *read_tree(struct dbr *r)
+{
+	sqlite3_stmt *s = dbr_prepare(r, "SELECT id, parent_id, depth, kind, procedure, module, "
+				      "file, line FROM " TBL_CONTEXTS);
+	if (!s)
+		return NULL;
+	struct dbr_tree *t = xcalloc(1, sizeof *t);
+	t->n = (size_t)r->ncontexts;
+	t->c = xcalloc(t->n, sizeof *t->c);
+	t->names = strtab_new();
+	for (size_t i = 0; i < t->n; i++)
+		t->c[i].parent = t->c[i].first = t->c[i].next = UINT32_MAX;
+	int rc;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		sqlite3_int64 id = sqlite3_column_int64(s, 0) - 1;
+		if (id < 0 || (size_t)id >= t->n)
+			continue;
+		struct dbr_ctx *c = &t->c[id];
+		/* A parent after its child is not a database we made: such a
+		 * context is read as a root. */
+		if (sqlite3_column_type(s, 1) != SQLITE_NULL) {
+			sqlite3_int64 p = sqlite3_column_int64(s, 1) - 1;
+			if (p >= 0 && p < id)
+				c->parent = (uint32_t)p;
+		}
+		c->depth = (uint32_t)sqlite3_column_int(s, 2);
+		const unsigned char *k = sqlite3_column_text(s, 3);
+		c->kind = k ? (char)k[0] : '?';
+		c->procedure = name(t, s, 4);
+		c->module = name(t, s, 5);
+		c->file = name(t, s, 6);
+		c->line = sqlite3_column_int(s, 7);
+	}
+	sqlite3_finalize(s);
+	if (rc != SQLITE_DONE) {
+		dbr_fail_sql(r);
+		dbr_tree_free(t);
+		return NULL;
+	}
+	link_children(t);
+	return t;
+}
+
+const struct dbr_tree *dbr_tree(struct dbr *r)
+{
+	if (!r->tree)
+		r->tree = read_tree(r);
+	return r->tree;
+}
+
+int dbr_tree_values(struct dbr *r, const char *event, const char *metric, double *incl,
+		    double *excl)
+{
+	sqlite3_stmt *s = dbr_prepare(r, "SELECT context_id, inclusive, exclusive FROM "
+				      TBL_CONTEXT_METRICS " WHERE event = ? AND metric = ?");
+	if (!s)
+		return -1;
+	sqlite3_bind_text(s, 1, event, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 2, metric, -1, SQLITE_STATIC);
+	int rc;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		sqlite3_int64 id = sqlite3_column_int64(s, 0) - 1;
+		if (id < 0 || id >= r->ncontexts)
+			continue;
+		incl[id] = sqlite3_column_double(s, 1);
+		excl[id] = sqlite3_column_double(s, 2);
+	}
+	sqlite3_finalize(s);
+	return rc == SQLITE_DONE ? 0 : dbr_fail_sql(r);
+}
+
+int dbr_is_frame(char kind)
+{
+	return kind == KIND_FRAME[0] || kind == KIND_INLINED[0];
+}
+
+int64_t dbr_caller(struct dbr *r, int64_t id)
+{
+	const struct dbr_tree *t = dbr_tree(r);
+	if (!t || id < 1 || id > (int64_t)t->n || t->c[id - 1].kind == KIND_ROOT[0])
+		return 0;
+	/* Up through call sites and statements to the frame that holds them,
+	 * stopping at a root: frames hang under a call site or a root. */
+	uint32_t p = t->c[id - 1].parent;
+	while (p != UINT32_MAX && !dbr_is_frame(t->c[p].kind) && t->c[p].kind != KIND_ROOT[0])
+		p = t->c[p].parent;
+	return p == UINT32_MAX ? 0 : (int64_t)p + 1;
+}
+
+const char *dbr_kind_name(char kind)
+{
+	static const char *const kinds[] = { KIND_ROOT, KIND_FRAME, KIND_INLINED, KIND_CALLSITE,
+					      KIND_STATEMENT };
+	for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++)
+		if (kinds[i][0] == kind)
+			return kinds[i];
+	return KIND_ROOT;
+}

@@ -1,0 +1,140 @@
+/* diagnoses.c - the contexts most worth a look (culprit prof ranked
+ * them): what and where, the path, the numbers behind it, the runtime
+ * calls that hold its idleness and overhead, the advice. */
+#include "report.h"
+#include "tools.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* The frames from the program's main (or the outermost one) to context
+ * I, as "main > a > b", in at most WIDTH characters: when the whole path
+ * is longer, the first frame and as many of the last as fit. */
+static void frame_path(const struct report *r, uint32_t i, char *buf, size_t size, size_t width)
+{
+	const struct dbr_ctx *c = r->tree->c;
+	uint32_t f[64];
+	size_t n = 0;
+	for (int64_t k = (int64_t)i + 1; k && n < 64; k = dbr_caller(r->db, k)) {
+		if (!dbr_is_frame(c[k - 1].kind))
+			continue;
+		f[n++] = (uint32_t)(k - 1);
+		if (c[k - 1].procedure && strcmp(c[k - 1].procedure, "main") == 0)
+			break;
+	}
+	/* The last frames that fit beside the first and "... > ". */
+	size_t keep = 0, len = n ? strlen(ctx_name(&c[f[n - 1]])) : 0;
+	while (keep + 1 < n) {
+		size_t more = strlen(ctx_name(&c[f[keep]])) + 3;
+		size_t elided = keep + 2 < n ? 6 : 0;
+		if (len + more + elided > width)
+			break;
+		len += more;
+		keep++;
+	}
+	size_t used = 0;
+	buf[0] = 0;
+	if (n)
+		used += (size_t)snprintf(buf, size, "%s", ctx_name(&c[f[n - 1]]));
+	if (keep + 1 < n)
+		used += (size_t)snprintf(buf + used, size - used, " > ...");
+	for (size_t k = keep; k-- > 0 && used < size;)
+		used += (size_t)snprintf(buf + used, size - used, " > %s", ctx_name(&c[f[k]]));
+}
+
+/* One diagnosis as a CSV row (the header is in report_diagnoses). */
+static void put_csv_row(const struct dbr_diagnosis *d, const struct dbr_ctx *c, const char *path)
+{
+	printf("%d,%lld,", d->rank, (long long)d->context_id);
+	put_csv(d->diagnosis);
+	putchar(',');
+	put_csv(c->procedure);
+	putchar(',');
+	put_csv(c->file);
+	printf(",%d,", c->line);
+	put_csv(path);
+	printf(",%.9g,%.4f,%.4f,%.4f,%.4f,", d->effort, d->effort_percent, d->idleness_percent,
+	       d->overhead_percent, d->waste_percent);
+	put_csv(d->advice);
+	putchar(',');
+	put_csv(d->scope);
+	if (d->has_runtime_percent)
+		printf(",%.4f,", d->runtime_percent);
+	else
+		printf(",,");
+	put_csv(d->runtime);
+	putchar('\n');
+}
+
+static void put_text(const struct report *r, const struct dbr_diagnosis *d,
+		     const struct dbr_ctx *c, const char *path)
+{
+	int runtime = d->scope && strcmp(d->scope, DIAG_SCOPE_RUNTIME) == 0;
+	char line[512];
+	snprintf(line, sizeof line, "%2d. %s: %s%s", d->rank, d->diagnosis ? d->diagnosis : "?",
+		 ctx_name(c), runtime ? ", its runtime calls" : "");
+	put_safe(line, 100);
+	if (c->file) {
+		printf("  (");
+		put_safe(base_name(c->file), 40);
+		printf(":%d)", c->line);
+	}
+	printf("\n    ");
+	put_safe(path, 96);
+	printf("\n    %s %s, %.1f%% of all effort: idleness %.1f%%, overhead %.1f%% of it "
+	       "(%.1f%% of all)\n", amount(r->ch.unit, d->effort), r->ch.unit, d->effort_percent,
+	       d->idleness_percent, d->overhead_percent, d->waste_percent);
+	if (d->runtime) {
+		printf("    in runtime calls: ");
+		put_safe(d->runtime, 100 - 22);
+		putchar('\n');
+	}
+	printf("    -> ");
+	put_safe(d->advice, 93);
+	printf("\n\n");
+}
+
+static void put_preamble(const struct report *r)
+{
+	double ti = dbr_info_number(r->db, "diagnose_idleness_percent", 20);
+	double to = dbr_info_number(r->db, "diagnose_overhead_percent", 20);
+	double ts = dbr_info_number(r->db, "diagnose_share_percent", 2);
+	put_title(r, "diagnoses");
+	printf("%s: effort (work + idleness) %s %s.  A context is diagnosed when its\n"
+	       "idleness is at least %g%% or its overhead at least %g%% of its effort, and the "
+	       "two\ntogether at least %g%% of all effort.  Diagnoses name the program's own "
+	       "frames:\nruntime and system code counts for the frame that called it (\"in "
+	       "runtime calls\":\nthe calls that hold its idleness and overhead, with their "
+	       "shares).\n\n", r->ch.event, amount(r->ch.unit, r->ch.base), r->ch.unit, ti, to, ts);
+}
+
+int report_diagnoses(const struct report *r)
+{
+	struct dbr_diagnosis *d;
+	size_t n;
+	if (dbr_diagnoses(r->db, r->ch.event, &d, &n) < 0)
+		return msg_error("%s", dbr_error(r->db));
+	if (r->csv)
+		printf("rank,context_id,diagnosis,procedure,file,line,path,effort,effort_percent,"
+		       "idleness_percent,overhead_percent,waste_percent,advice,scope,"
+		       "runtime_percent,runtime\n");
+	else
+		put_preamble(r);
+	size_t rows = 0;
+	for (size_t k = 0; k < n; k++) {
+		if (d[k].context_id < 1 || (size_t)d[k].context_id > r->tree->n)
+			continue;
+		uint32_t i = (uint32_t)(d[k].context_id - 1);
+		char path[512];
+		frame_path(r, i, path, sizeof path, r->csv ? 400 : 94);
+		rows++;
+		if (r->csv)
+			put_csv_row(&d[k], &r->tree->c[i], path);
+		else
+			put_text(r, &d[k], &r->tree->c[i], path);
+	}
+	dbr_diagnoses_free(d, n);
+	if (!rows && !r->csv)
+		printf("Nothing to diagnose: no context has that much idleness or overhead.\n");
+	return 0;
+}

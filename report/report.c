@@ -1,0 +1,176 @@
+/* report.c - `culprit report`: its options, and the view they choose
+ * (report.h lists the views). */
+#define _GNU_SOURCE
+#include "commands.h"
+#include "report.h"
+#include "tools.h"
+
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char report_usage[] =
+	"usage: culprit report [--view=top-down|callers|flat] [--event=E] [--metric=M]\n"
+	"                      [--threshold=P%|VALUE] [--depth=N] [--format=text|csv] DB\n"
+	"       culprit report --diagnose [--event=E] [--format=text|csv] DB\n"
+	"       culprit report --summary [--event=E] [--format=text|csv] DB\n"
+	"\n"
+	"Prints the profile in database DB (made by `culprit prof`).\n"
+	"\n"
+	"  --view=VIEW        top-down (default): the calling-context tree, hottest first;\n"
+	"                     callers: each procedure and who called it, with shares;\n"
+	"                     flat: procedures with exclusive and inclusive totals\n"
+	"  --diagnose         the contexts most worth a look: too little parallelism,\n"
+	"                     too fine a grain, or both, with the numbers behind each\n"
+	"  --summary          where the effort went: useful work, overhead by type and\n"
+	"                     idleness by cause, for the run and for each thread\n"
+	"  --event=E          the event to show (default: the first, e.g. cputime)\n"
+	"  --metric=M         the metric to show (default: work)\n"
+	"  --threshold=T      hide what is below T: a percentage of the metric's total\n"
+	"                     (1% by default) or a value in the metric's unit\n"
+	"  --depth=N          top-down: levels of frames to show; callers: levels of\n"
+	"                     callers (default: top-down all, callers 1)\n"
+	"  --format=F         text (default, fits 100 columns) or csv (every column)\n"
+	"  -h, --help         show this help\n"
+	"\n"
+	"Percentages are of the event's total effort (work + idleness); for the\n"
+	"samples metric, of all samples.\n";
+
+enum view { VIEW_TOPDOWN, VIEW_CALLERS, VIEW_FLAT, VIEW_DIAGNOSE, VIEW_SUMMARY };
+
+struct options {
+	enum view view;
+	const char *event, *metric;
+	double threshold;
+	int threshold_percent;	/* THRESHOLD is a percentage of the total */
+	int depth;
+	int csv;
+	const char *path;
+};
+
+static int parse_view(const char *arg, enum view *out)
+{
+	if (strcmp(arg, "top-down") == 0 || strcmp(arg, "topdown") == 0)
+		*out = VIEW_TOPDOWN;
+	else if (strcmp(arg, "callers") == 0 || strcmp(arg, "bottom-up") == 0)
+		*out = VIEW_CALLERS;
+	else if (strcmp(arg, "flat") == 0)
+		*out = VIEW_FLAT;
+	else
+		return msg_usage("report", "unknown view '%s'; use top-down, callers or flat", arg);
+	return 0;
+}
+
+static int parse_threshold(const char *arg, struct options *o)
+{
+	char *end;
+	double t = strtod(arg, &end);
+	int percent = *end == '%';
+	if (end == arg || (*end && !percent) || (percent && end[1]) || t < 0 || !isfinite(t))
+		return msg_usage("report", "--threshold takes a percentage (1%%) or a value (0.5)");
+	o->threshold = t;
+	o->threshold_percent = percent;
+	return 0;
+}
+
+/* Reads the command line into O; EXIT_OK to go on, -1 after --help, or
+ * EXIT_USAGE after a message. */
+static int parse_options(int argc, char **argv, struct options *o)
+{
+	static const struct option opts[] = {
+		{ "view", required_argument, NULL, 'v' },
+		{ "event", required_argument, NULL, 'e' },
+		{ "metric", required_argument, NULL, 'm' },
+		{ "threshold", required_argument, NULL, 't' },
+		{ "depth", required_argument, NULL, 'd' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "diagnose", no_argument, NULL, 'D' },
+		{ "summary", no_argument, NULL, 'S' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c, rc = 0;
+	char *end;
+	*o = (struct options){ .view = VIEW_TOPDOWN, .threshold = 1, .threshold_percent = 1,
+			       .depth = -1 };
+	argv[0] = "culprit report";
+	optind = 1;
+	while (!rc && (c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'v': rc = parse_view(optarg, &o->view); break;
+		case 'e': o->event = optarg; break;
+		case 'm': o->metric = optarg; break;
+		case 't': rc = parse_threshold(optarg, o); break;
+		case 'd':
+			o->depth = (int)strtol(optarg, &end, 10);
+			if (*end || o->depth < 1)
+				rc = msg_usage("report", "--depth needs a positive number");
+			break;
+		case 'f':
+			o->csv = strcmp(optarg, "csv") == 0;
+			if (!o->csv && strcmp(optarg, "text") != 0)
+				rc = msg_usage("report", "unknown format '%s'; use text or csv", optarg);
+			break;
+		case 'D': o->view = VIEW_DIAGNOSE; break;
+		case 'S': o->view = VIEW_SUMMARY; break;
+		case 'h': fputs(report_usage, stdout); return -1;
+		default: fputs(report_usage, stderr); return EXIT_USAGE;
+		}
+	}
+	if (!rc && optind != argc - 1)
+		rc = msg_usage("report", "give one database (see culprit report --help)");
+	o->path = rc ? NULL : argv[optind];
+	return rc;
+}
+
+/* Opens the database and reads what view O needs into R. */
+static int load(struct report *r, const struct options *o)
+{
+	char err[600];
+	r->db = dbr_open(o->path, err, sizeof err);
+	if (!r->db)
+		return msg_error("%s", err);
+	r->depth = o->depth;
+	r->csv = o->csv;
+	/* The diagnoses and the summary are about effort. */
+	int effort = o->view == VIEW_DIAGNOSE || o->view == VIEW_SUMMARY;
+	if (dbr_choose(r->db, o->event, effort ? MET_EFFORT : o->metric, &r->ch) < 0)
+		return msg_error("%s", dbr_error(r->db));
+	r->threshold = o->threshold_percent ? o->threshold / 100 * r->ch.total : o->threshold;
+	if (o->view == VIEW_SUMMARY)
+		return 0;
+	r->tree = dbr_tree(r->db);
+	if (!r->tree)
+		return msg_error("%s", dbr_error(r->db));
+	r->incl = xcalloc(r->tree->n, sizeof *r->incl);
+	r->excl = xcalloc(r->tree->n, sizeof *r->excl);
+	if (dbr_tree_values(r->db, r->ch.event, r->ch.metric, r->incl, r->excl) < 0)
+		return msg_error("%s", dbr_error(r->db));
+	return 0;
+}
+
+int cmd_report(int argc, char **argv)
+{
+	static int (*const views[])(const struct report *) = {
+		[VIEW_TOPDOWN] = report_topdown, [VIEW_CALLERS] = report_callers,
+		[VIEW_FLAT] = report_flat, [VIEW_DIAGNOSE] = report_diagnoses,
+		[VIEW_SUMMARY] = report_summary,
+	};
+	struct options o;
+	struct report r = { 0 };
+	int rc = parse_options(argc, argv, &o);
+	if (rc)
+		return rc < 0 ? EXIT_OK : rc;
+	rc = load(&r, &o);
+	if (!rc) {
+		rc = views[o.view](&r);
+		fflush(stdout);
+	}
+	free(r.incl);
+	free(r.excl);
+	dbr_choice_free(&r.ch);
+	dbr_close(r.db);
+	return rc;
+}

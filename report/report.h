@@ -1,0 +1,65 @@
+/* report.h - `culprit report`: a database as text or CSV, one file per
+ * view, all reading through dbread/.
+ *
+ *   topdown.c    the calling-context tree, hottest first
+ *   callers.c    bottom-up: each procedure and the chains that called it
+ *   flat.c       procedures with their exclusive and inclusive totals
+ *   diagnoses.c  the contexts most worth a look
+ *   summary.c    where the effort went, for the run and each thread
+ *   output.c     what they share: safe text, CSV fields, values, labels
+ *
+ * Text output fits 100 columns; names from the measured program are
+ * printed with control characters replaced. */
+#ifndef CULPRIT_REPORT_H
+#define CULPRIT_REPORT_H
+
+#include "dbread.h"
+
+struct report {
+	struct dbr *db;
+	struct dbr_choice ch;		/* the event and metric shown */
+	const struct dbr_tree *tree;	/* NULL for the summary */
+	double *incl, *excl;		/* the metric, by context id - 1 */
+	double threshold;		/* absolute */
+	int depth;			/* -1: the view's default */
+	int csv;
+};
+
+int report_topdown(const struct report *r);
+int report_callers(const struct report *r);
+int report_flat(const struct report *r);
+int report_diagnoses(const struct report *r);
+int report_summary(const struct report *r);
+
+/* ---- output.c ---- */
+
+/* S with control characters replaced; cut to WIDTH (> 0) with "...". */
+void put_safe(const char *s, int width);
+/* A CSV field: quoted when needed, control characters replaced. */
+void put_csv(const char *s);
+const char *base_name(const char *path);
+/* V in UNIT, compactly, in a static buffer. */
+const char *amount(const char *unit, double v);
+/* V in the metric's unit, 9 columns wide. */
+void put_value(const struct report *r, double v);
+/* V as a percentage of what percentages are of. */
+double pct(const struct report *r, double v);
+/* The two lines above a tree or procedure view. */
+void put_header(const struct report *r, const char *view);
+/* "culprit report: PATH (VIEW)" and the line end. */
+void put_title(const struct report *r, const char *view);
+/* The words that name context I (index) on its line. */
+void context_label(const struct report *r, uint32_t i, char *buf, size_t size);
+/* A context's procedure, or "?". */
+const char *ctx_name(const struct dbr_ctx *c);
+
+/* ---- flat.c: the procedure list, hottest exclusive first ---- */
+
+/* Every procedure with the metric shown; EXIT_FAIL after a message. */
+int report_procedures(const struct report *r, struct dbr_procedure **p, size_t *count);
+/* A procedure's values: as CSV fields (procedure to inclusive_percent, no
+ * line end), or as the text columns before its name. */
+void put_procedure_values(const struct report *r, const struct dbr_procedure *p);
+int procedure_shown(const struct report *r, const struct dbr_procedure *p);
+
+#endif

@@ -1,0 +1,196 @@
+/* summary.c - where the effort went: useful work, overhead by type and
+ * idleness by cause, for the run and for each thread, and how far to
+ * trust it (the measurement's quality). */
+#define _GNU_SOURCE
+#include "report.h"
+#include "tools.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+
+/* The causes of idleness, in the summary's order, with their words. */
+static const char *const cause[][2] = {
+	{ CAUSE_SERIAL, "serialization" },
+	{ CAUSE_BARRIER, "imbalance at barriers" },
+	{ CAUSE_LOCK, "synchronization (locks)" },
+	{ CAUSE_TASKWAIT, "waiting for child tasks" },
+};
+
+static const char *cause_label(const char *metric)
+{
+	for (size_t i = 0; i < sizeof cause / sizeof *cause; i++)
+		if (strcmp(metric, cause[i][0]) == 0)
+			return cause[i][1];
+	return NULL;
+}
+
+/* The order of the summary's rows: useful work, overhead by size, idleness
+ * by cause. */
+static const char summary_order[] =
+	"CASE category WHEN 'useful work' THEN 0 WHEN 'overhead' THEN 1 ELSE 2 END, "
+	"CASE metric WHEN '" CAUSE_SERIAL "' THEN 0 WHEN '" CAUSE_BARRIER "' THEN 1 "
+	"WHEN '" CAUSE_LOCK "' THEN 2 WHEN '" CAUSE_TASKWAIT "' THEN 3 ELSE 4 END";
+
+/* The summary's last part: what culprit took, and samples that lost part
+ * of their path (databases before schema 3 have none of it). */
+static int put_quality(const struct report *r)
+{
+	static const char *const label[][2] = {
+		{ "culprit", "culprit itself" },
+		{ "culprit:callbacks", "  in its callbacks" },
+		{ "culprit:handler", "  in its sample handler" },
+		{ "samples", "samples taken" },
+		{ "samples:partial", "  with a partial path" },
+		{ "samples:truncated", "  cut at the depth limit" },
+		{ "samples:dropped", "  dropped" },
+	};
+	if (!dbr_has(r->db, TBL_MEASUREMENT_QUALITY))
+		return 0;
+	sqlite3_stmt *s = dbr_prepare(r->db, "SELECT value, unit, percent, advice FROM "
+				      TBL_MEASUREMENT_QUALITY " WHERE item = ?");
+	if (!s)
+		return msg_error("%s", dbr_error(r->db));
+	if (!r->csv)
+		printf("\nhow far to trust it, %% of the threads' sampled time or of samples:\n");
+	for (size_t i = 0; i < sizeof label / sizeof label[0]; i++) {
+		sqlite3_bind_text(s, 1, label[i][0], -1, SQLITE_STATIC);
+		if (sqlite3_step(s) == SQLITE_ROW) {
+			double v = sqlite3_column_double(s, 0), p = sqlite3_column_double(s, 2);
+			const char *unit = (const char *)sqlite3_column_text(s, 1);
+			int secs = unit && strcmp(unit, "seconds") == 0;
+			if (r->csv)
+				printf(",,quality,%s,%s,%.9g,%.4f\n", label[i][0], unit ? unit : "", v, p);
+			else if (secs)
+				printf("%-28s %12s s %7.1f\n", label[i][1], amount("seconds", v), p);
+			else
+				printf("%-28s %12.0f   %7.1f\n", label[i][1], v, p);
+		}
+		sqlite3_reset(s);
+	}
+	sqlite3_finalize(s);
+	return 0;
+}
+
+/* The run's rows: category, part, value and share of all effort. */
+static int put_totals(const struct report *r)
+{
+	char *sql = xasprintf("SELECT category, metric, value, percent FROM " VIEW_EFFORT_SUMMARY
+			      " WHERE event = ? ORDER BY %s, value DESC, metric", summary_order);
+	sqlite3_stmt *s = dbr_prepare(r->db, sql);
+	free(sql);
+	if (!s)
+		return msg_error("%s", dbr_error(r->db));
+	sqlite3_bind_text(s, 1, r->ch.event, -1, SQLITE_STATIC);
+	double sum = 0, psum = 0;
+	while (sqlite3_step(s) == SQLITE_ROW) {
+		const char *cat = (const char *)sqlite3_column_text(s, 0);
+		const char *metric = (const char *)sqlite3_column_text(s, 1);
+		double v = sqlite3_column_double(s, 2), p = sqlite3_column_double(s, 3);
+		const char *label = cause_label(metric);
+		int overhead = strcmp(cat, MET_OVERHEAD) == 0;
+		char part[128];
+		snprintf(part, sizeof part, "%s", overhead ? metric + strlen(MET_OVERHEAD_PREFIX)
+						  : label ? label : "");
+		sum += v;
+		psum += p;
+		if (r->csv) {
+			printf(",,");
+			put_csv(cat);
+			putchar(',');
+			put_csv(metric);
+			putchar(',');
+			put_csv(part);
+			printf(",%.9g,%.4f\n", v, p);
+			continue;
+		}
+		if (overhead && v == 0)
+			continue;	/* types of other runtimes */
+		printf("%-12s ", cat);
+		put_safe(part, 40);
+		printf("%*s %12s %7.1f\n", 40 - (int)strlen(part) > 0 ? 40 - (int)strlen(part) : 0, "",
+		       amount(r->ch.unit, v), p);
+	}
+	sqlite3_finalize(s);
+	if (!r->csv)
+		printf("%-12s %-40s %12s %7.1f\n\n", "total", "", amount(r->ch.unit, sum), psum);
+	return 0;
+}
+
+/* A thread's share of its own effort in METRIC, as an SQL column. */
+static char *thread_share(const char *metric)
+{
+	return xasprintf("(SELECT sum(percent) FROM " TBL_THREAD_METRICS " m WHERE "
+			 "m.thread_id = t.id AND m.event = e.event AND m.metric LIKE '%s')", metric);
+}
+
+/* Each thread, as a share of its own effort. */
+static int put_threads(const struct report *r)
+{
+	static const char *const parts[] = { "useful work", "overhead", "serialization",
+					     "imbalance at barriers", "synchronization (locks)",
+					     "waiting for child tasks" };
+	static const char *const metrics[] = { MET_USEFUL, MET_OVERHEAD, CAUSE_SERIAL,
+					       CAUSE_BARRIER, CAUSE_LOCK, CAUSE_TASKWAIT };
+	char *col[6];
+	for (int k = 0; k < 6; k++)
+		col[k] = thread_share(k == 1 ? MET_OVERHEAD_PREFIX "%" : metrics[k]);
+	char *sql = xasprintf("SELECT t.id, t.tid, t.name, e.value, %s, %s, %s, %s, %s, %s FROM "
+			      TBL_THREADS " t JOIN " TBL_THREAD_METRICS " e ON e.thread_id = t.id "
+			      "WHERE e.event = ? AND e.metric = '" MET_EFFORT "' AND e.value > 0 "
+			      "ORDER BY t.id", col[0], col[1], col[2], col[3], col[4], col[5]);
+	for (int k = 0; k < 6; k++)
+		free(col[k]);
+	sqlite3_stmt *s = dbr_prepare(r->db, sql);
+	free(sql);
+	if (!s)
+		return msg_error("%s", dbr_error(r->db));
+	sqlite3_bind_text(s, 1, r->ch.event, -1, SQLITE_STATIC);
+	if (!r->csv)
+		printf("per thread, %% of its own effort:\n%6s %8s %-16s %10s %7s %8s %7s %7s "
+		       "%7s %8s\n", "thread", "tid", "name", r->ch.unit, "useful", "overhead", "serial",
+		       "barrier", "lock", "taskwait");
+	while (sqlite3_step(s) == SQLITE_ROW) {
+		int id = sqlite3_column_int(s, 0);
+		const char *name = (const char *)sqlite3_column_text(s, 2);
+		double effort = sqlite3_column_double(s, 3);
+		if (r->csv) {
+			for (int k = 0; k < 6; k++) {
+				printf("%d,", id);
+				put_csv(name);
+				printf(",%s,%s,%s,%.9g,%.4f\n", k == 0 ? "useful work" : k == 1 ? "overhead"
+				       : "idleness", metrics[k], parts[k],
+				       effort * sqlite3_column_double(s, 4 + k) / 100,
+				       sqlite3_column_double(s, 4 + k));
+			}
+			continue;
+		}
+		printf("%6d %8d ", id, sqlite3_column_int(s, 1));
+		put_safe(name ? name : "", 16);
+		int len = name ? (int)strlen(name) : 0;
+		printf("%*s %10s", len < 16 ? 16 - len : 0, "", amount(r->ch.unit, effort));
+		for (int k = 0; k < 6; k++)
+			printf(k == 1 || k == 5 ? " %8.1f" : " %7.1f", sqlite3_column_double(s, 4 + k));
+		putchar('\n');
+	}
+	sqlite3_finalize(s);
+	return 0;
+}
+
+int report_summary(const struct report *r)
+{
+	if (dbr_need(r->db, VIEW_EFFORT_SUMMARY, "the effort metrics") < 0)
+		return msg_error("%s", dbr_error(r->db));
+	if (r->csv)
+		printf("thread_id,thread,category,metric,part,value,percent\n");
+	else {
+		put_title(r, "summary");
+		printf("%s: where the effort went; effort = work + idleness = %s %s\n\n", r->ch.event,
+		       amount(r->ch.unit, r->ch.base), r->ch.unit);
+		printf("%-12s %-40s %12s %7s\n", "category", "part", r->ch.unit, "%");
+	}
+	if (put_totals(r) || put_threads(r))
+		return EXIT_FAIL;
+	return put_quality(r);
+}

@@ -1,0 +1,111 @@
+/* topdown.c - the calling-context tree from the program's roots, each
+ * level's children hottest first; a call site is shown on the line of
+ * the frame it called ("<- file:line"). */
+#define _GNU_SOURCE
+#include "report.h"
+#include "tools.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+static int by_inclusive(const void *a, const void *b, void *arg)
+{
+	const struct report *r = arg;
+	uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
+	double x = r->incl[i], y = r->incl[j];
+	return x < y ? 1 : x > y ? -1 : (i > j) - (i < j);
+}
+
+static int shown(const struct report *r, uint32_t i)
+{
+	return r->incl[i] >= r->threshold && r->incl[i] > 0;
+}
+
+/* The children of I shown in text: call sites are looked through, so that
+ * the frames they lead to appear as I's children; in CSV every context is
+ * a row, call sites too.  Hottest first. */
+static size_t shown_children(const struct report *r, uint32_t i, uint32_t **out, size_t *cap)
+{
+	const struct dbr_ctx *c = r->tree->c;
+	size_t n = 0;
+	for (uint32_t k = c[i].first; k != UINT32_MAX; k = c[k].next) {
+		if (c[k].kind == KIND_CALLSITE[0] && !r->csv) {
+			for (uint32_t g = c[k].first; g != UINT32_MAX; g = c[g].next)
+				if (shown(r, g)) {
+					grow_array(out, cap, n + 1, sizeof **out);
+					(*out)[n++] = g;
+				}
+		} else if (shown(r, k)) {
+			grow_array(out, cap, n + 1, sizeof **out);
+			(*out)[n++] = k;
+		}
+	}
+	qsort_r(*out, n, sizeof **out, by_inclusive, (void *)r);
+	return n;
+}
+
+static void put_csv_row(const struct report *r, uint32_t i)
+{
+	const struct dbr_ctx *c = &r->tree->c[i];
+	printf("%u,", i + 1);
+	if (c->parent != UINT32_MAX)
+		printf("%u", c->parent + 1);
+	printf(",%u,%s,", c->depth, dbr_kind_name(c->kind));
+	put_csv(c->procedure);
+	putchar(',');
+	put_csv(c->module);
+	putchar(',');
+	put_csv(c->file);
+	printf(",%d,%.9g,%.4f,%.9g,%.4f\n", c->line, r->incl[i], pct(r, r->incl[i]), r->excl[i],
+	       pct(r, r->excl[i]));
+}
+
+static void put_text_row(const struct report *r, uint32_t i, uint32_t level)
+{
+	char text[512];
+	context_label(r, i, text, sizeof text);
+	put_value(r, r->incl[i]);
+	printf(" %6.1f ", pct(r, r->incl[i]));
+	put_value(r, r->excl[i]);
+	printf(" %6.1f  ", pct(r, r->excl[i]));
+	int indent = (int)(level > 30 ? 30 : level);
+	printf("%*s", indent, "");
+	put_safe(text, 100 - 35 - indent);
+	putchar('\n');
+}
+
+int report_topdown(const struct report *r)
+{
+	struct item {
+		uint32_t ctx, level;
+	} *stack = NULL;
+	size_t sp = 0, cap = 0, kcap = 0;
+	uint32_t *kids = NULL;
+
+	if (r->csv)
+		printf("id,parent_id,depth,kind,procedure,module,file,line,inclusive,"
+		       "inclusive_percent,exclusive,exclusive_percent\n");
+	else {
+		put_header(r, "top-down");
+		printf("%9s %6s %9s %6s  %s\n", "inclusive", "%", "exclusive", "%", "context");
+	}
+	/* Depth first, without recursion: trees can be a million deep. */
+	grow_array(&stack, &cap, 1, sizeof *stack);
+	stack[sp++] = (struct item){ 0, 0 };
+	while (sp) {
+		struct item it = stack[--sp];
+		if (r->csv)
+			put_csv_row(r, it.ctx);
+		else
+			put_text_row(r, it.ctx, it.level);
+		if (r->depth > 0 && (int)it.level >= r->depth)
+			continue;
+		size_t n = shown_children(r, it.ctx, &kids, &kcap);
+		grow_array(&stack, &cap, sp + n, sizeof *stack);
+		for (size_t k = n; k-- > 0;)
+			stack[sp++] = (struct item){ kids[k], it.level + 1 };
+	}
+	free(stack);
+	free(kids);
+	return 0;
+}
