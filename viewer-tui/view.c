@@ -34,13 +34,6 @@ static const char view_usage[] =
 	"\n"
 	"NO_COLOR in the environment turns colour off.\n";
 
-static double now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
 struct vrow *ui_selected(struct vui *u)
 {
 	size_t s = u->sel[u->view];
@@ -562,7 +555,30 @@ static int key(struct vui *u, int ch)
 	return 1;
 }
 
-int cmd_view(int argc, char **argv)
+struct options {
+	const char *event;
+	enum vview view;
+	int timing;		/* say how long the first screen took */
+	const char *path;
+};
+
+static int parse_view(const char *arg, enum vview *out)
+{
+	if (strcmp(arg, "calling-context") == 0 || strcmp(arg, "top-down") == 0)
+		*out = VIEW_CCT;
+	else if (strcmp(arg, "callers") == 0)
+		*out = VIEW_CALLERS;
+	else if (strcmp(arg, "flat") == 0)
+		*out = VIEW_FLAT;
+	else
+		return msg_usage("view", "unknown view '%s'; use calling-context, callers or flat",
+				 arg);
+	return 0;
+}
+
+/* Reads the command line into O; 0 to go on, -1 after --help, or
+ * EXIT_USAGE after a message. */
+static int parse_options(int argc, char **argv, struct options *o)
 {
 	static const struct option opts[] = {
 		{ "event", required_argument, NULL, 'e' },
@@ -571,72 +587,53 @@ int cmd_view(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *event = NULL;
-	enum vview view = VIEW_CCT;
-	int timing = 0, c;
-	double t0 = now_ms();
-
+	int c, rc = 0;
+	*o = (struct options){ .view = VIEW_CCT };
 	argv[0] = "culprit view";
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while (!rc && (c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
-		case 'e': event = optarg; break;
-		case 'v':
-			if (strcmp(optarg, "calling-context") == 0 || strcmp(optarg, "top-down") == 0)
-				view = VIEW_CCT;
-			else if (strcmp(optarg, "callers") == 0)
-				view = VIEW_CALLERS;
-			else if (strcmp(optarg, "flat") == 0)
-				view = VIEW_FLAT;
-			else {
-				fprintf(stderr, "culprit view: unknown view '%s'; use calling-context, "
-					"callers or flat\n", optarg);
-				return 2;
-			}
-			break;
-		case 'T': timing = 1; break;
-		case 'h': fputs(view_usage, stdout); return 0;
-		default: fputs(view_usage, stderr); return 2;
+		case 'e': o->event = optarg; break;
+		case 'v': rc = parse_view(optarg, &o->view); break;
+		case 'T': o->timing = 1; break;
+		case 'h': fputs(view_usage, stdout); return -1;
+		default: fputs(view_usage, stderr); return EXIT_USAGE;
 		}
 	}
-	if (optind != argc - 1) {
-		fprintf(stderr, "culprit view: give one database (see culprit view --help)\n");
-		return 2;
-	}
-	setlocale(LC_ALL, "");
-	struct vmodel m;
+	if (!rc && optind != argc - 1)
+		rc = msg_usage("view", "give one database (see culprit view --help)");
+	o->path = rc ? NULL : argv[optind];
+	return rc;
+}
+
+/* Opens the database on the event asked for; EXIT_FAIL after a message. */
+static int open_model(struct vmodel *m, const struct options *o)
+{
 	char err[600];
-	if (model_open(&m, argv[optind], err, sizeof err) < 0) {
-		fprintf(stderr, "culprit: %s\n", err);
-		return 1;
+	if (model_open(m, o->path, err, sizeof err) < 0)
+		return msg_error("%s", err);
+	if (o->event) {
+		struct dbr_choice ch;
+		if (dbr_choose(m->db, o->event, NULL, &ch) < 0)
+			return msg_error("%s", dbr_error(m->db));
+		while (m->ev < m->nevents && strcmp(m->event[m->ev].name, ch.event) != 0)
+			m->ev++;
+		dbr_choice_free(&ch);
+		model_load_diagnoses(m);
 	}
-	if (event) {
-		size_t i = 0;
-		while (i < m.nevents && strcmp(m.event[i].name, event) != 0)
-			i++;
-		if (i == m.nevents) {
-			fprintf(stderr, "culprit: %s has no event '%s'; it has:", m.path, event);
-			for (size_t k = 0; k < m.nevents; k++)
-				fprintf(stderr, "%s %s", k ? "," : "", m.event[k].name);
-			fputc('\n', stderr);
-			model_close(&m);
-			return 1;
-		}
-		m.ev = i;
-		model_load_diagnoses(&m);
-	}
-	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
-		fprintf(stderr, "culprit: culprit view needs a terminal; for text, use culprit "
-			"report %s\n", m.path);
-		model_close(&m);
-		return 1;
-	}
+	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))
+		return msg_error("culprit view needs a terminal; for text, use culprit report %s",
+				 m->path);
+	return 0;
+}
+
+static SCREEN *start_screen(void)
+{
 	SCREEN *screen = newterm(NULL, stdout, stdin);
 	if (!screen) {
-		fprintf(stderr, "culprit: cannot use this terminal (TERM=%s); set TERM, or use "
-			"culprit report\n", getenv("TERM") ? getenv("TERM") : "");
-		model_close(&m);
-		return 1;
+		msg_error("cannot use this terminal (TERM=%s); set TERM, or use culprit report",
+			  getenv("TERM") ? getenv("TERM") : "");
+		return NULL;
 	}
 	cbreak();
 	noecho();
@@ -649,25 +646,58 @@ int cmd_view(int argc, char **argv)
 		  , NULL);
 	mouseinterval(250);
 	curs_set(0);
+	return screen;
+}
 
-	struct vui u;
-	memset(&u, 0, sizeof u);
-	u.m = &m;
-	u.view = view;
-	u.color = has_colors() && !(getenv("NO_COLOR") && getenv("NO_COLOR")[0]);
-	draw_init_colors(&u);
+/* The first screen: work, idleness and overhead shown, sorted by work. */
+static void start_ui(struct vui *u, struct vmodel *m, enum vview view)
+{
+	memset(u, 0, sizeof *u);
+	u->m = m;
+	u->view = view;
+	u->color = has_colors() && !(getenv("NO_COLOR") && getenv("NO_COLOR")[0]);
+	draw_init_colors(u);
 	for (int i = 0; i < VCOL_COUNT; i++) {
-		u.col[i].metric = (uint8_t)(i / 2);
-		u.col[i].exclusive = (uint8_t)(i % 2);
+		u->col[i].metric = (uint8_t)(i / 2);
+		u->col[i].exclusive = (uint8_t)(i % 2);
 	}
-	u.col[2 * VM_WORK].shown = u.col[2 * VM_IDLENESS].shown = u.col[2 * VM_OVERHEAD].shown = 1;
-	u.sortcol = 2 * VM_WORK;
-	u.show = COLS >= 120 ? SHOW_BOTH : SHOW_PERCENT;
-	ensure_view(&u);
-	relist(&u);
-	draw(&u);
-	double opened = now_ms() - t0;
+	u->col[2 * VM_WORK].shown = u->col[2 * VM_IDLENESS].shown = u->col[2 * VM_OVERHEAD].shown = 1;
+	u->sortcol = 2 * VM_WORK;
+	u->show = COLS >= 120 ? SHOW_BOTH : SHOW_PERCENT;
+	ensure_view(u);
+	relist(u);
+	draw(u);
+}
 
+static void free_ui(struct vui *u)
+{
+	for (int v = 0; v < VIEW_COUNT; v++)
+		row_free(u->root[v]);
+	free(u->list.row);
+	free(u->hits);
+	draw_forget();
+}
+
+int cmd_view(int argc, char **argv)
+{
+	struct options o;
+	struct vmodel m = { 0 };
+	struct vui u;
+	SCREEN *screen = NULL;
+	double t0 = now_seconds();
+	int rc = parse_options(argc, argv, &o);
+	if (rc)
+		return rc < 0 ? EXIT_OK : rc;
+	setlocale(LC_ALL, "");
+	rc = open_model(&m, &o);
+	if (!rc && !(screen = start_screen()))
+		rc = EXIT_FAIL;
+	if (rc) {
+		model_close(&m);
+		return rc;
+	}
+	start_ui(&u, &m, o.view);
+	double opened = now_seconds() - t0;
 	for (;;) {
 		int ch = getch();
 		if (ch == ERR)
@@ -678,14 +708,10 @@ int cmd_view(int argc, char **argv)
 	}
 	endwin();
 	delscreen(screen);
-	if (timing)
-		fprintf(stderr, "culprit view: first screen in %.1f ms (%lld contexts)\n", opened,
-			(long long)m.max_id);
-	for (int v = 0; v < VIEW_COUNT; v++)
-		row_free(u.root[v]);
-	free(u.list.row);
-	free(u.hits);
-	draw_forget();
+	if (o.timing)
+		fprintf(stderr, "culprit view: first screen in %.1f ms (%lld contexts)\n",
+			opened * 1e3, (long long)m.max_id);
+	free_ui(&u);
 	model_close(&m);
-	return 0;
+	return EXIT_OK;
 }
