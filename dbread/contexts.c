@@ -82,17 +82,12 @@ static void add_site(struct sites *st, sqlite3_stmt *s, int64_t id)
 static int read_children(struct dbr *r, struct kids *k, int64_t parent, const char *event,
 			 const char *const *metrics, const char *site_file, int site_line)
 {
-	char *list = dbr_metric_list(metrics, k->nmetrics);
-	char *sql = xasprintf("SELECT c.id, c.kind, c.procedure, c.module, c.file, c.line, "
-			      "m.metric, m.inclusive, m.exclusive FROM " TBL_CONTEXTS " c LEFT JOIN "
-			      TBL_CONTEXT_METRICS " m ON m.context_id = c.id AND m.event = ?1 AND "
-			      "m.metric IN %s WHERE c.parent_id = ?2 ORDER BY c.id", list);
-	sqlite3_stmt *s = dbr_prepare(r, sql);
-	free(sql);
-	free(list);
+	sqlite3_stmt *s = dbr_prepare_metrics(r, "SELECT c.id, c.kind, c.procedure, c.module, "
+		"c.file, c.line, m.metric, m.inclusive, m.exclusive FROM " TBL_CONTEXTS " c LEFT "
+		"JOIN " TBL_CONTEXT_METRICS " m ON m.context_id = c.id AND m.event = ?1 AND "
+		"m.metric IN %s WHERE c.parent_id = ?2 ORDER BY c.id", metrics, k->nmetrics, event);
 	if (!s)
 		return -1;
-	sqlite3_bind_text(s, 1, event, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(s, 2, parent);
 	struct sites st = { 0 };
 	struct dbr_child *cur = NULL;

@@ -9,8 +9,10 @@ void dbr_fail(struct dbr *r, const char *fmt, ...) __attribute__((format(printf,
 /* Fails with SQLite's own words about the last statement. */
 int dbr_fail_sql(struct dbr *r);
 void dbr_tree_free(struct dbr_tree *t);
-/* "('work', 'idleness')": METRICS as an SQL list of literals (the names
- * are schema names, never user text: they are checked to be plain). */
-char *dbr_metric_list(const char *const *metrics, size_t n);
+/* A statement from SQL_FORMAT, whose one %s becomes METRICS (N) as an
+ * SQL list of literals ("('work', 'idleness')"; schema names, checked to
+ * be plain), with EVENT bound as ?1; NULL after setting the error. */
+sqlite3_stmt *dbr_prepare_metrics(struct dbr *r, const char *sql_format,
+				  const char *const *metrics, size_t n, const char *event);
 
 #endif

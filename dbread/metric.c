@@ -119,7 +119,7 @@ int dbr_metric_index(const char *const *metrics, size_t n, const char *name)
 	return -1;
 }
 
-char *dbr_metric_list(const char *const *metrics, size_t n)
+static char *metric_list(const char *const *metrics, size_t n)
 {
 	char *out = xstrdup("(");
 	for (size_t i = 0; i < n; i++) {
@@ -135,4 +135,17 @@ char *dbr_metric_list(const char *const *metrics, size_t n)
 	char *next = xasprintf("%s)", out);
 	free(out);
 	return next;
+}
+
+sqlite3_stmt *dbr_prepare_metrics(struct dbr *r, const char *sql_format,
+				  const char *const *metrics, size_t n, const char *event)
+{
+	char *list = metric_list(metrics, n);
+	char *sql = xasprintf(sql_format, list);
+	sqlite3_stmt *s = dbr_prepare(r, sql);
+	free(sql);
+	free(list);
+	if (s)
+		sqlite3_bind_text(s, 1, event, -1, SQLITE_STATIC);
+	return s;
 }

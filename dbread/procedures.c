@@ -27,18 +27,13 @@ static struct dbr_procedure *add(struct dbr_procedure **p, size_t *n, size_t *ca
 int dbr_procedures(struct dbr *r, const char *event, const char *const *metrics, size_t n,
 		   struct dbr_procedure **out, size_t *count)
 {
-	char *list = dbr_metric_list(metrics, n);
-	char *sql = xasprintf("SELECT procedure, module, file, metric, inclusive, exclusive FROM "
-			      TBL_PROCEDURE_METRICS " WHERE event = ? AND metric IN %s "
-			      "ORDER BY procedure, module, file", list);
-	sqlite3_stmt *s = dbr_prepare(r, sql);
-	free(sql);
-	free(list);
 	*out = NULL;
 	*count = 0;
+	sqlite3_stmt *s = dbr_prepare_metrics(r, "SELECT procedure, module, file, metric, inclusive, "
+		"exclusive FROM " TBL_PROCEDURE_METRICS " WHERE event = ?1 AND metric IN %s "
+		"ORDER BY procedure, module, file", metrics, n, event);
 	if (!s)
 		return -1;
-	sqlite3_bind_text(s, 1, event, -1, SQLITE_STATIC);
 	struct dbr_procedure *p = NULL, *cur = NULL;
 	size_t np = 0, cap = 0;
 	int rc;
@@ -79,21 +74,16 @@ int dbr_procedure_frames(struct dbr *r, const struct dbr_procedure *p, const cha
 			 const char *const *metrics, size_t n, int64_t **ids,
 			 struct dbr_procedure **values, size_t *count)
 {
-	char *list = dbr_metric_list(metrics, n);
-	char *sql = xasprintf("SELECT c.id, m.metric, m.inclusive, m.exclusive FROM " TBL_CONTEXTS
-			      " c JOIN " TBL_CONTEXT_METRICS " m ON m.context_id = c.id AND "
-			      "m.event = ?1 AND m.metric IN %s WHERE c.procedure IS ?2 AND "
-			      "c.module IS ?3 AND c.file IS ?4 AND c.kind IN ('" KIND_FRAME "', '"
-			      KIND_INLINED "') ORDER BY c.id", list);
-	sqlite3_stmt *s = dbr_prepare(r, sql);
-	free(sql);
-	free(list);
 	*ids = NULL;
 	*values = NULL;
 	*count = 0;
+	sqlite3_stmt *s = dbr_prepare_metrics(r, "SELECT c.id, m.metric, m.inclusive, m.exclusive "
+		"FROM " TBL_CONTEXTS " c JOIN " TBL_CONTEXT_METRICS " m ON m.context_id = c.id AND "
+		"m.event = ?1 AND m.metric IN %s WHERE c.procedure IS ?2 AND c.module IS ?3 AND "
+		"c.file IS ?4 AND c.kind IN ('" KIND_FRAME "', '" KIND_INLINED "') ORDER BY c.id",
+		metrics, n, event);
 	if (!s)
 		return -1;
-	sqlite3_bind_text(s, 1, event, -1, SQLITE_STATIC);
 	sqlite3_bind_text(s, 2, p->procedure, -1, SQLITE_STATIC);
 	sqlite3_bind_text(s, 3, p->module, -1, SQLITE_STATIC);
 	sqlite3_bind_text(s, 4, p->file, -1, SQLITE_STATIC);

@@ -151,14 +151,8 @@ int report_callers(const struct report *r)
 	size_t cap = 0;
 	int rc = 0;
 
-	if (r->csv)
-		printf("procedure,module,file,exclusive,exclusive_percent,inclusive,"
-		       "inclusive_percent,caller_level,caller,value,share_percent\n");
-	else {
-		put_header(r, "callers");
-		printf("%9s %6s %9s %6s  %s\n", "exclusive", "%", "inclusive", "%",
-		       "procedure, then who called it and its share of that");
-	}
+	put_procedure_head(r, "callers", ",caller_level,caller,value,share_percent",
+			   "procedure, then who called it and its share of that");
 	for (size_t q = 0; q < nproc; q++) {
 		if (!procedure_shown(r, &p[q]))
 			continue;

@@ -49,20 +49,25 @@ void put_procedure_values(const struct report *r, const struct dbr_procedure *p)
 	printf(" %6.1f  ", pct(r, p->incl[0]));
 }
 
+void put_procedure_head(const struct report *r, const char *view, const char *csv_more,
+			const char *title)
+{
+	if (r->csv) {
+		printf("procedure,module,file,exclusive,exclusive_percent,inclusive,"
+		       "inclusive_percent%s\n", csv_more);
+		return;
+	}
+	put_header(r, view);
+	printf("%9s %6s %9s %6s  %s\n", "exclusive", "%", "inclusive", "%", title);
+}
+
 int report_flat(const struct report *r)
 {
 	size_t nproc;
 	struct dbr_procedure *p;
 	if (report_procedures(r, &p, &nproc))
 		return EXIT_FAIL;
-	if (r->csv)
-		printf("procedure,module,file,exclusive,exclusive_percent,inclusive,"
-		       "inclusive_percent\n");
-	else {
-		put_header(r, "flat");
-		printf("%9s %6s %9s %6s  %-30s %s\n", "exclusive", "%", "inclusive", "%", "procedure",
-		       "file or module");
-	}
+	put_procedure_head(r, "flat", "", "procedure                      file or module");
 	for (size_t q = 0; q < nproc; q++) {
 		if (!procedure_shown(r, &p[q]))
 			continue;
