@@ -64,11 +64,7 @@ static void put_caller_row(const struct report *r, const struct dbr_procedure *p
 {
 	double share = p->incl[0] > 0 ? 100 * sum / p->incl[0] : 0;
 	if (r->csv) {
-		put_csv(p->procedure);
-		putchar(',');
-		put_csv(p->module);
-		putchar(',');
-		put_csv(p->file);
+		put_procedure_names_csv(p);
 		printf(",,,,,%d,", level);
 		put_csv(name);
 		printf(",%.9g,%.4f\n", sum, share);

@@ -31,14 +31,19 @@ int procedure_shown(const struct report *r, const struct dbr_procedure *p)
 	return p->incl[0] >= r->threshold || p->excl[0] >= r->threshold;
 }
 
+void put_procedure_names_csv(const struct dbr_procedure *p)
+{
+	put_csv(p->procedure);
+	putchar(',');
+	put_csv(p->module);
+	putchar(',');
+	put_csv(p->file);
+}
+
 void put_procedure_values(const struct report *r, const struct dbr_procedure *p)
 {
 	if (r->csv) {
-		put_csv(p->procedure);
-		putchar(',');
-		put_csv(p->module);
-		putchar(',');
-		put_csv(p->file);
+		put_procedure_names_csv(p);
 		printf(",%.9g,%.4f,%.9g,%.4f", p->excl[0], pct(r, p->excl[0]), p->incl[0],
 		       pct(r, p->incl[0]));
 		return;

@@ -60,6 +60,8 @@ int report_procedures(const struct report *r, struct dbr_procedure **p, size_t *
 /* A procedure's values: as CSV fields (procedure to inclusive_percent, no
  * line end), or as the text columns before its name. */
 void put_procedure_values(const struct report *r, const struct dbr_procedure *p);
+/* A procedure's procedure, module and file as CSV fields. */
+void put_procedure_names_csv(const struct dbr_procedure *p);
 /* The CSV header (CSV_MORE: the view's own columns), or the view's
  * header and the column titles, TITLE last. */
 void put_procedure_head(const struct report *r, const char *view, const char *csv_more,
