@@ -34,14 +34,25 @@ static const char dump_usage[] =
 
 enum format { FMT_TEXT, FMT_TSV, FMT_FLAT };
 
+static int unprintable(unsigned char c)
+{
+	return c < 0x20 || c == 0x7f;
+}
+
 /* Prints S with anything unprintable replaced, so that a name from the
  * measured program cannot send control sequences to the terminal. */
 static void put_safe(FILE *f, const char *s)
 {
-	for (; s && *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		fputc(c < 0x20 || c == 0x7f ? '?' : c, f);
-	}
+	for (; s && *s; s++)
+		fputc(unprintable((unsigned char)*s) ? '?' : *s, f);
+}
+
+/* The same replacement in place, for a message that quotes the file. */
+static void make_safe(char *s)
+{
+	for (; *s; s++)
+		if (unprintable((unsigned char)*s))
+			*s = '?';
 }
 
 static void put_time(uint64_t ns)
@@ -140,8 +151,8 @@ static void dump_process(const struct mfile_process *p)
 /* The process file of thread T: same directory, same nonce. */
 static struct mfile *find_process(const char *thread_path, uint64_t nonce, char **dir_out)
 {
-	char *copy = strdup(thread_path);
-	char *dir = strdup(dirname(copy));
+	char *copy = xstrdup(thread_path);
+	char *dir = xstrdup(dirname(copy));
 	free(copy);
 	DIR *d = opendir(dir);
 	struct dirent *e;
@@ -151,9 +162,7 @@ static struct mfile *find_process(const char *thread_path, uint64_t nonce, char 
 		size_t n = strlen(e->d_name);
 		if (n < 9 || strcmp(e->d_name + n - 8, ".process") != 0)
 			continue;
-		char *path;
-		if (asprintf(&path, "%s/%s", dir, e->d_name) < 0)
-			continue;
+		char *path = xasprintf("%s/%s", dir, e->d_name);
 		struct mfile *mf;
 		struct mfile_error err;
 		if (mfile_load(path, &mf, &err) == 0) {
@@ -254,15 +263,11 @@ static void tree_build(struct tree *tr, const struct mfile_thread *t)
 {
 	uint32_t n = t->nnodes, c = t->ncolumns ? t->ncolumns : 1;
 	tr->t = t;
-	tr->excl = calloc((size_t)n * c, sizeof(double));
-	tr->incl = calloc((size_t)n * c, sizeof(double));
-	tr->first_child = malloc(n * sizeof(uint32_t));
-	tr->next_sibling = malloc(n * sizeof(uint32_t));
-	tr->depth = calloc(n, sizeof(uint32_t));
-	if (!tr->excl || !tr->incl || !tr->first_child || !tr->next_sibling || !tr->depth) {
-		fprintf(stderr, "culprit: out of memory\n");
-		exit(EXIT_FAIL);
-	}
+	tr->excl = xcalloc((size_t)n * c, sizeof(double));
+	tr->incl = xcalloc((size_t)n * c, sizeof(double));
+	tr->first_child = xcalloc(n, sizeof(uint32_t));
+	tr->next_sibling = xcalloc(n, sizeof(uint32_t));
+	tr->depth = xcalloc(n, sizeof(uint32_t));
 	for (uint32_t i = 0; i < t->nvalues; i++) {
 		const struct mfile_value *v = &t->values[i];
 		tr->excl[(size_t)v->node * c + v->column] += v->value;
@@ -343,10 +348,8 @@ static void dump_tree_text(const struct tree *tr, const struct namer *nm)
 	printf("\ncalling-context tree, %u nodes; %s samples inclusive/exclusive, work inclusive\n\n",
 	       t->nnodes, t->ncolumns ? event_name(nm->proc, t->columns[0].event, ebuf, sizeof ebuf) : "-");
 	/* Depth-first, children in id order. */
-	uint32_t *stack = malloc((t->nnodes + 1) * sizeof *stack);
+	uint32_t *stack = xcalloc(t->nnodes + 1, sizeof *stack);
 	uint32_t sp = 0;
-	if (!stack)
-		exit(EXIT_FAIL);
 	stack[sp++] = 0;
 	while (sp) {
 		uint32_t id = stack[--sp];
@@ -414,14 +417,12 @@ static void dump_flat(const struct tree *tr, const struct namer *nm)
 {
 	const struct mfile_thread *t = tr->t;
 	uint32_t c = t->ncolumns;
-	struct flat_row *rows = calloc(t->nnodes + 1, sizeof *rows);
 	uint32_t nrows = 0;
 	char ebuf[32];
 
-	if (!rows || !c) {
-		free(rows);
+	if (!c)
 		return;
-	}
+	struct flat_row *rows = xcalloc(t->nnodes + 1, sizeof *rows);
 	for (uint32_t id = 0; id < t->nnodes; id++) {
 		int any = 0;
 		for (uint32_t k = 0; k < c; k++)
@@ -438,10 +439,8 @@ static void dump_flat(const struct tree *tr, const struct namer *nm)
 		while (r < nrows && strcmp(rows[r].name, label) != 0)
 			r++;
 		if (r == nrows) {
-			rows[r].name = strdup(label);
-			rows[r].v = calloc(c, sizeof(double));
-			if (!rows[r].name || !rows[r].v)
-				exit(EXIT_FAIL);
+			rows[r].name = xstrdup(label);
+			rows[r].v = xcalloc(c, sizeof(double));
 			nrows++;
 		}
 		for (uint32_t k = 0; k < c; k++)
@@ -494,16 +493,14 @@ int cmd_dump(int argc, char **argv)
 	struct mfile *mf;
 	struct mfile_error err;
 	if (mfile_load(path, &mf, &err) < 0) {
-		fprintf(stderr, "culprit: %s: ", path);
-		put_safe(stderr, err.msg);
-		fprintf(stderr, "\n");
-		return EXIT_FAIL;
+		make_safe(err.msg);
+		return msg_error("%s: %s", path, err.msg);
 	}
 	if (mf->kind == MFILE_PROCESS) {
 		if (fmt != FMT_TEXT) {
-			msg_error("%s is a process file; --tsv and --flat are for thread files", path);
 			mfile_free(mf);
-			return EXIT_USAGE;
+			return msg_usage("dump", "%s is a process file; --tsv and --flat are for "
+					 "thread files", path);
 		}
 		dump_sections(path, mf);
 		dump_process(&mf->u.process);

@@ -126,15 +126,16 @@ static int resolve_program(const char *prog, char *out, size_t size)
 
 	if (strchr(prog, '/')) {
 		if (stat(prog, &st) != 0) {
-			fprintf(stderr, "culprit: %s: %s\n", prog, strerror(errno));
-			return errno == ENOENT || errno == ENOTDIR ? 127 : 126;
+			int e = errno;
+			msg_error("%s: %s", prog, strerror(e));
+			return e == ENOENT || e == ENOTDIR ? 127 : 126;
 		}
 		if (S_ISDIR(st.st_mode)) {
-			fprintf(stderr, "culprit: %s: Is a directory\n", prog);
+			msg_error("%s: Is a directory", prog);
 			return 126;
 		}
 		if (access(prog, X_OK) != 0) {
-			fprintf(stderr, "culprit: %s: %s\n", prog, strerror(errno));
+			msg_error("%s: %s", prog, strerror(errno));
 			return 126;
 		}
 		snprintf(out, size, "%s", prog);
@@ -161,10 +162,10 @@ static int resolve_program(const char *prog, char *out, size_t size)
 		p = end;
 	}
 	if (denied) {
-		fprintf(stderr, "culprit: %s: Permission denied\n", prog);
+		msg_error("%s: Permission denied", prog);
 		return 126;
 	}
-	fprintf(stderr, "culprit: %s: command not found\n", prog);
+	msg_error("%s: command not found", prog);
 	return 127;
 }
 
@@ -239,7 +240,7 @@ static int make_output(const char *dir, int chosen)
 static void setenv_or_die(const char *name, const char *value)
 {
 	if (setenv(name, value, 1) != 0) {
-		fprintf(stderr, "culprit: cannot set %s: %s\n", name, strerror(errno));
+		msg_error("cannot set %s: %s", name, strerror(errno));
 		_exit(126);
 	}
 }
@@ -301,10 +302,8 @@ int cmd_run(int argc, char **argv)
 		events_list();
 		return EXIT_OK;
 	}
-	if (optind >= argc) {
-		fprintf(stderr, "culprit run: no program given (see culprit run --help)\n");
-		return EXIT_USAGE;
-	}
+	if (optind >= argc)
+		return msg_usage("run", "no program given (see culprit run --help)");
 	char **prog_argv = argv + optind;
 
 	/* Settings for the collector: refused now rather than ignored later. */
@@ -357,10 +356,8 @@ int cmd_run(int argc, char **argv)
 	char libomp[PATH_MAX];
 	if (openmp_preload(program, openmp, quiet, libomp, sizeof libomp) < 0)
 		return EXIT_FAIL;
-	if (outdir && outdir[0] == 0) {
-		msg_error("-o needs a directory name");
-		return EXIT_USAGE;
-	}
+	if (outdir && outdir[0] == 0)
+		return msg_usage("run", "-o needs a directory name");
 	if (outdir && make_output(outdir, 1) < 0)
 		return EXIT_FAIL;
 
@@ -439,7 +436,7 @@ int cmd_run(int argc, char **argv)
 				execv("/bin/sh", sh);
 			}
 		}
-		fprintf(stderr, "culprit: %s: %s\n", prog_argv[0], strerror(e));
+		msg_error("%s: %s", prog_argv[0], strerror(e));
 		_exit(e == ENOENT ? 127 : 126);
 	}
 
@@ -498,9 +495,8 @@ int cmd_run(int argc, char **argv)
 				msg_warn("no measurements were written (a statically linked program, "
 					 "or one killed by SIGKILL?)");
 		} else if (!quiet) {
-			fprintf(stderr, "culprit: measurements of %d process%s and %d thread%s in %s\n",
-				procs, procs == 1 ? "" : "es", threads, threads == 1 ? "" : "s",
-				outdir);
+			msg_note("measurements of %d process%s and %d thread%s in %s", procs,
+				 procs == 1 ? "" : "es", threads, threads == 1 ? "" : "s", outdir);
 		}
 	}
 	return code;

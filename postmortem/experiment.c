@@ -12,7 +12,6 @@
 
 #include <dirent.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,19 +53,16 @@ static void load_one(void *arg, size_t i)
 		snprintf(f->err, sizeof f->err, "%s", err.msg);
 }
 
-static void problem(int strict, int *failed, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void problem(int strict, int *failed, const char *fmt, ...)
+/* Says why the file at PATH cannot be used: an error that will stop the
+ * load when STRICT (setting *FAILED), else a warning that it is skipped. */
+static void reject_file(int strict, int *failed, const char *path, const char *why)
 {
-	va_list ap;
-	fprintf(stderr, strict ? "culprit: " : "culprit: warning: ");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	if (strict)
+	if (strict) {
+		msg_error("%s: %s; stopping (--strict)", path, why);
 		*failed = 1;
+	} else {
+		msg_warn("%s: %s; skipped", path, why);
+	}
 }
 
 /* Checks what a thread file says against its process file. */
@@ -105,17 +101,17 @@ int experiment_load(struct experiment *e, char *const *dirs, int ndirs, int jobs
 	for (int d = 0; d < ndirs; d++) {
 		struct stat st;
 		if (stat(dirs[d], &st) != 0) {
-			fprintf(stderr, "culprit: %s: %s\n", dirs[d], strerror(errno));
+			msg_error("%s: %s", dirs[d], strerror(errno));
 			return -1;
 		}
 		if (!S_ISDIR(st.st_mode)) {
-			fprintf(stderr, "culprit: %s is not a directory; give the directory `culprit run` "
-				"wrote\n", dirs[d]);
+			msg_error("%s is not a directory; give the directory `culprit run` wrote",
+				  dirs[d]);
 			return -1;
 		}
 		DIR *dir = opendir(dirs[d]);
 		if (!dir) {
-			fprintf(stderr, "culprit: %s: %s\n", dirs[d], strerror(errno));
+			msg_error("%s: %s", dirs[d], strerror(errno));
 			return -1;
 		}
 		size_t before = nfiles;
@@ -131,8 +127,8 @@ int experiment_load(struct experiment *e, char *const *dirs, int ndirs, int jobs
 		}
 		closedir(dir);
 		if (nfiles == before) {
-			fprintf(stderr, "culprit: %s holds no measurement files (.process, .thread); "
-				"give a directory written by `culprit run`\n", dirs[d]);
+			msg_error("%s holds no measurement files (.process, .thread); give a "
+				  "directory written by `culprit run`", dirs[d]);
 			for (size_t i = 0; i < nfiles; i++) {
 				free(files[i].path);
 				free(files[i].dir);
@@ -151,8 +147,7 @@ int experiment_load(struct experiment *e, char *const *dirs, int ndirs, int jobs
 	for (size_t i = 0; i < nfiles; i++) {
 		struct file *f = &files[i];
 		if (!f->mf) {
-			problem(strict, &failed, "%s: %s; %s", f->path, f->err,
-				strict ? "stopping (--strict)" : "skipped");
+			reject_file(strict, &failed, f->path, f->err);
 			e->files_skipped++;
 			continue;
 		}
@@ -189,8 +184,7 @@ int experiment_load(struct experiment *e, char *const *dirs, int ndirs, int jobs
 			bad = cross_check(t, owner->p, why, sizeof why);
 		}
 		if (bad) {
-			problem(strict, &failed, "%s: %s; %s", f->path, bad,
-				strict ? "stopping (--strict)" : "skipped");
+			reject_file(strict, &failed, f->path, bad);
 			e->files_skipped++;
 			mfile_free(f->mf);
 			f->mf = NULL;
@@ -227,8 +221,8 @@ int experiment_load(struct experiment *e, char *const *dirs, int ndirs, int jobs
 	if (failed)
 		return -1;
 	if (e->nthread == 0) {
-		fprintf(stderr, "culprit: no usable thread measurements in %s%s\n", dirs[0],
-			ndirs > 1 ? " and the others" : "");
+		msg_error("no usable thread measurements in %s%s", dirs[0],
+			  ndirs > 1 ? " and the others" : "");
 		return -1;
 	}
 	return 0;

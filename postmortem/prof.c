@@ -60,13 +60,6 @@ static const char prof_usage[] =
 	"                      at least P% of all effort (default 2)\n"
 	"  -h, --help          show this help\n";
 
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 /* Binds V without a copy: every string bound here outlives the statement's
  * next step (interned strings, the experiment's records). */
 static void bind_text(sqlite3_stmt *s, int i, const char *v)
@@ -610,8 +603,7 @@ int cmd_prof(int argc, char **argv)
 		case 'j':
 			jobs = (int)strtol(optarg, &end, 10);
 			if (*end || jobs < 1 || jobs > 1024) {
-				fprintf(stderr, "culprit prof: -j needs a number of threads from 1 to 1024\n");
-				return 2;
+				return msg_usage("prof", "-j needs a number of threads from 1 to 1024");
 			}
 			break;
 		case 'F': force = 1; break;
@@ -619,8 +611,7 @@ int cmd_prof(int argc, char **argv)
 		case 'q': quiet = 1; break;
 		case 'R':
 			if (nrule_files == 64) {
-				fprintf(stderr, "culprit prof: at most 64 --overhead-rules files\n");
-				return 2;
+				return msg_usage("prof", "at most 64 --overhead-rules files");
 			}
 			rule_files[nrule_files++] = optarg;
 			break;
@@ -632,14 +623,14 @@ int cmd_prof(int argc, char **argv)
 			pct = c == 'I' ? &th.idleness : c == 'O' ? &th.overhead : &th.share;
 			*pct = percent_arg(optarg);
 			if (*pct < 0) {
-				fprintf(stderr, "culprit prof: --diagnose-%s needs a percentage above 0 "
-					"and at most 100, like 20 or 20%%, not '%s'\n",
-					c == 'I' ? "idleness" : c == 'O' ? "overhead" : "share", optarg);
-				return 2;
+				return msg_usage("prof", "--diagnose-%s needs a percentage above 0 "
+						 "and at most 100, like 20 or 20%%, not '%s'",
+						 c == 'I' ? "idleness" : c == 'O' ? "overhead" : "share",
+						 optarg);
 			}
 			break;
-		case 'h': fputs(prof_usage, stdout); return 0;
-		default: fputs(prof_usage, stderr); return 2;
+		case 'h': fputs(prof_usage, stdout); return EXIT_OK;
+		default: fputs(prof_usage, stderr); return EXIT_USAGE;
 		}
 	}
 	/* The rules: checked before anything is read. */
@@ -648,48 +639,47 @@ int cmd_prof(int argc, char **argv)
 	ovh_rules_init(&rules);
 	for (int i = 0; i < nrule_files; i++)
 		if (ovh_rules_load(&rules, rule_files[i], rerr, sizeof rerr) < 0) {
-			fprintf(stderr, "culprit: %s\n", rerr);
+			msg_error("%s", rerr);
 			ovh_rules_free(&rules);
-			return 1;
+			return EXIT_FAIL;
 		}
 	if (ovh_rules_load_user(&rules, rerr, sizeof rerr) < 0) {
-		fprintf(stderr, "culprit: %s\n", rerr);
+		msg_error("%s", rerr);
 		ovh_rules_free(&rules);
-		return 1;
+		return EXIT_FAIL;
 	}
 	if (defaults && ovh_rules_parse(&rules, "built-in", ovh_builtin_rules, rerr, sizeof rerr) < 0) {
-		fprintf(stderr, "culprit: %s\n", rerr);	/* a bug of ours */
+		msg_error("%s", rerr);	/* a bug of ours */
 		ovh_rules_free(&rules);
-		return 1;
+		return EXIT_FAIL;
 	}
 	if (show_rules) {
 		ovh_rules_print(&rules, stdout);
 		ovh_rules_free(&rules);
-		return 0;
+		return EXIT_OK;
 	}
 	if (optind >= argc) {
-		fprintf(stderr, "culprit prof: no measurement directory given (see culprit prof --help)\n");
 		ovh_rules_free(&rules);
-		return 2;
+		return msg_usage("prof", "no measurement directory given (see culprit prof --help)");
 	}
 	char *const *dirs = argv + optind;
 	int ndirs = argc - optind;
 	char *out = output ? xstrdup(output) : default_output(dirs[0]);
 	struct stat st;
 	if (!force && lstat(out, &st) == 0) {
-		fprintf(stderr, "culprit: %s already exists; use --force to replace it, or -o to "
-			"write another file\n", out);
+		msg_error("%s already exists; use --force to replace it, or -o to write another "
+			  "file", out);
 		free(out);
 		ovh_rules_free(&rules);
-		return 1;
+		return EXIT_FAIL;
 	}
 
-	double t0 = now();
+	double t0 = now_seconds();
 	struct experiment e;
 	if (experiment_load(&e, dirs, ndirs, jobs, strict) < 0) {
 		free(out);
 		ovh_rules_free(&rules);
-		return 1;
+		return EXIT_FAIL;
 	}
 
 	/* Name every sampled address, each module in one worker. */
@@ -704,20 +694,20 @@ int cmd_prof(int argc, char **argv)
 		struct sym_module *m = symbolizer_at(sym, i);
 		const char *why = sym_module_used(m) ? sym_module_problem(m) : NULL;
 		if (why)
-			fprintf(stderr, "culprit: warning: %s\n", why);
+			msg_warn("%s", why);
 	}
 
 	char *tmp = xasprintf("%s.tmp-%d", out, (int)getpid());
 	char err[600];
 	sqlite3 *db = db_create(tmp, err, sizeof err);
 	if (!db) {
-		fprintf(stderr, "culprit: %s\n", err);
+		msg_error("%s", err);
 		symbolizer_free(sym);
 		experiment_free(&e);
 		free(tmp);
 		free(out);
 		ovh_rules_free(&rules);
-		return 1;
+		return EXIT_FAIL;
 	}
 	db_exec(db, "BEGIN");
 	write_info(db, dirs, ndirs);
@@ -779,22 +769,21 @@ int cmd_prof(int argc, char **argv)
 	db_exec(db, "COMMIT");
 	progress_end();
 	if (sqlite3_close(db) != SQLITE_OK) {
-		fprintf(stderr, "culprit: cannot finish %s\n", tmp);
 		unlink(tmp);
-		return 1;
+		return msg_error("cannot finish %s", tmp);
 	}
 	if (rename(tmp, out) != 0) {
-		fprintf(stderr, "culprit: cannot write %s: %s\n", out, strerror(errno));
+		msg_error("cannot write %s: %s", out, strerror(errno));
 		unlink(tmp);
-		return 1;
+		return EXIT_FAIL;
 	}
 	if (warn)
-		fprintf(stderr, "culprit: warning: %s\n", warning);
+		msg_warn("%s", warning);
 	if (!quiet)
-		fprintf(stderr, "culprit: wrote %s: %zu process%s, %zu thread%s, %zu contexts "
-			"(%.2f s)%s\n", out, e.nproc, e.nproc == 1 ? "" : "es", e.nthread,
-			e.nthread == 1 ? "" : "s", tree->n, now() - t0,
-			e.files_skipped ? "; some files were skipped, see above" : "");
+		msg_note("wrote %s: %zu process%s, %zu thread%s, %zu contexts (%.2f s)%s", out,
+			 e.nproc, e.nproc == 1 ? "" : "es", e.nthread, e.nthread == 1 ? "" : "s",
+			 tree->n, now_seconds() - t0,
+			 e.files_skipped ? "; some files were skipped, see above" : "");
 	ctree_free(tree);
 	for (size_t i = 0; i < types.n; i++)
 		free(types.name[i]);
@@ -804,5 +793,5 @@ int cmd_prof(int argc, char **argv)
 	experiment_free(&e);
 	free(tmp);
 	free(out);
-	return 0;
+	return EXIT_OK;
 }
