@@ -245,6 +245,8 @@ static int make_output(const char *dir, int chosen)
 	return -1;
 }
 
+/* In the child, before the exec: a failure ends it as a program that
+ * cannot be run does (126). */
 static void setenv_or_die(const char *name, const char *value)
 {
 	if (setenv(name, value, 1) != 0) {
