@@ -56,10 +56,11 @@ static const char prof_usage[] =
 	"                      at least P% of all effort (default 2)\n"
 	"  -h, --help          show this help\n";
 
-/* ---- overhead types and rules ------------------------------------------ */
+/* ---- overhead types ------------------------------------------------------ */
 
+/* Names of overhead types, each once; the merge makes a metric of each. */
 struct type_set {
-	char **name;
+	char **name;		/* owned, as are the strings */
 	size_t n, cap;
 };
 
