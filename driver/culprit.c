@@ -58,6 +58,7 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
 		if (strcmp(argv[1], commands[i].name) == 0)
 			return commands[i].run(argc - 1, argv + 1);
-	fprintf(stderr, "culprit: '%s' is not a culprit command\n\n%s", argv[1], usage);
+	msg_error("'%s' is not a culprit command", argv[1]);
+	fprintf(stderr, "\n%s", usage);
 	return EXIT_USAGE;
 }

@@ -34,7 +34,7 @@ enum program_kind program_kind(const char *path);
  * libgomp, always, or never. */
 enum openmp_mode { OPENMP_AUTO, OPENMP_LIBOMP, OPENMP_NATIVE };
 
-/* Parses ARG ("auto", "libomp", "native"); -1 after a message. */
+/* Parses ARG ("auto", "libomp", "native"); -1 after a usage message. */
 int openmp_parse_mode(const char *arg, enum openmp_mode *out);
 /* The library to preload after the collector so that PROGRAM's OpenMP
  * runs on libomp, into OUT ("" for none), saying so unless QUIET.

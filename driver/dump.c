@@ -34,14 +34,25 @@ static const char dump_usage[] =
 
 enum format { FMT_TEXT, FMT_TSV, FMT_FLAT };
 
+static int unprintable(unsigned char c)
+{
+	return c < 0x20 || c == 0x7f;
+}
+
 /* Prints S with anything unprintable replaced, so that a name from the
  * measured program cannot send control sequences to the terminal. */
 static void put_safe(FILE *f, const char *s)
 {
-	for (; s && *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		fputc(c < 0x20 || c == 0x7f ? '?' : c, f);
-	}
+	for (; s && *s; s++)
+		fputc(unprintable((unsigned char)*s) ? '?' : *s, f);
+}
+
+/* The same replacement in place, for a message that quotes the file. */
+static void make_safe(char *s)
+{
+	for (; *s; s++)
+		if (unprintable((unsigned char)*s))
+			*s = '?';
 }
 
 static void put_time(uint64_t ns)
@@ -140,8 +151,8 @@ static void dump_process(const struct mfile_process *p)
 /* The process file of thread T: same directory, same nonce. */
 static struct mfile *find_process(const char *thread_path, uint64_t nonce, char **dir_out)
 {
-	char *copy = strdup(thread_path);
-	char *dir = strdup(dirname(copy));
+	char *copy = xstrdup(thread_path);
+	char *dir = xstrdup(dirname(copy));
 	free(copy);
 	DIR *d = opendir(dir);
 	struct dirent *e;
@@ -151,9 +162,7 @@ static struct mfile *find_process(const char *thread_path, uint64_t nonce, char 
 		size_t n = strlen(e->d_name);
 		if (n < 9 || strcmp(e->d_name + n - 8, ".process") != 0)
 			continue;
-		char *path;
-		if (asprintf(&path, "%s/%s", dir, e->d_name) < 0)
-			continue;
+		char *path = xasprintf("%s/%s", dir, e->d_name);
 		struct mfile *mf;
 		struct mfile_error err;
 		if (mfile_load(path, &mf, &err) == 0) {
@@ -170,10 +179,14 @@ static struct mfile *find_process(const char *thread_path, uint64_t nonce, char 
 	return found;
 }
 
+/* How a thread file's frames are named: from its process file's load map,
+ * by the symbols of the modules it lists. */
 struct namer {
 	struct symbolizer *sym;		/* NULL: do not name functions */
-	const struct mfile_process *proc;
+	const struct mfile_process *proc;	/* NULL: no process file found */
 	struct sym_module **module;	/* by index in proc->modules */
+	struct mfile *process_file;	/* owned: the file PROC is in */
+	char *dir;			/* owned: the thread file's directory */
 };
 
 static const struct mfile_module *find_module(const struct namer *nm, uint32_t id, size_t *index)
@@ -254,15 +267,11 @@ static void tree_build(struct tree *tr, const struct mfile_thread *t)
 {
 	uint32_t n = t->nnodes, c = t->ncolumns ? t->ncolumns : 1;
 	tr->t = t;
-	tr->excl = calloc((size_t)n * c, sizeof(double));
-	tr->incl = calloc((size_t)n * c, sizeof(double));
-	tr->first_child = malloc(n * sizeof(uint32_t));
-	tr->next_sibling = malloc(n * sizeof(uint32_t));
-	tr->depth = calloc(n, sizeof(uint32_t));
-	if (!tr->excl || !tr->incl || !tr->first_child || !tr->next_sibling || !tr->depth) {
-		fprintf(stderr, "culprit: out of memory\n");
-		exit(EXIT_FAIL);
-	}
+	tr->excl = xcalloc((size_t)n * c, sizeof(double));
+	tr->incl = xcalloc((size_t)n * c, sizeof(double));
+	tr->first_child = xcalloc(n, sizeof(uint32_t));
+	tr->next_sibling = xcalloc(n, sizeof(uint32_t));
+	tr->depth = xcalloc(n, sizeof(uint32_t));
 	for (uint32_t i = 0; i < t->nvalues; i++) {
 		const struct mfile_value *v = &t->values[i];
 		tr->excl[(size_t)v->node * c + v->column] += v->value;
@@ -343,10 +352,8 @@ static void dump_tree_text(const struct tree *tr, const struct namer *nm)
 	printf("\ncalling-context tree, %u nodes; %s samples inclusive/exclusive, work inclusive\n\n",
 	       t->nnodes, t->ncolumns ? event_name(nm->proc, t->columns[0].event, ebuf, sizeof ebuf) : "-");
 	/* Depth-first, children in id order. */
-	uint32_t *stack = malloc((t->nnodes + 1) * sizeof *stack);
+	uint32_t *stack = xcalloc(t->nnodes + 1, sizeof *stack);
 	uint32_t sp = 0;
-	if (!stack)
-		exit(EXIT_FAIL);
 	stack[sp++] = 0;
 	while (sp) {
 		uint32_t id = stack[--sp];
@@ -414,14 +421,12 @@ static void dump_flat(const struct tree *tr, const struct namer *nm)
 {
 	const struct mfile_thread *t = tr->t;
 	uint32_t c = t->ncolumns;
-	struct flat_row *rows = calloc(t->nnodes + 1, sizeof *rows);
 	uint32_t nrows = 0;
 	char ebuf[32];
 
-	if (!rows || !c) {
-		free(rows);
+	if (!c)
 		return;
-	}
+	struct flat_row *rows = xcalloc(t->nnodes + 1, sizeof *rows);
 	for (uint32_t id = 0; id < t->nnodes; id++) {
 		int any = 0;
 		for (uint32_t k = 0; k < c; k++)
@@ -438,10 +443,8 @@ static void dump_flat(const struct tree *tr, const struct namer *nm)
 		while (r < nrows && strcmp(rows[r].name, label) != 0)
 			r++;
 		if (r == nrows) {
-			rows[r].name = strdup(label);
-			rows[r].v = calloc(c, sizeof(double));
-			if (!rows[r].name || !rows[r].v)
-				exit(EXIT_FAIL);
+			rows[r].name = xstrdup(label);
+			rows[r].v = xcalloc(c, sizeof(double));
 			nrows++;
 		}
 		for (uint32_t k = 0; k < c; k++)
@@ -463,7 +466,48 @@ static void dump_flat(const struct tree *tr, const struct namer *nm)
 	free(rows);
 }
 
-int cmd_dump(int argc, char **argv)
+/* Names the frames of the thread file at PATH whose process has NONCE,
+ * unless RAW; without a process file beside it, frames stay unnamed. */
+static void namer_open(struct namer *nm, const char *path, uint64_t nonce, int raw)
+{
+	memset(nm, 0, sizeof *nm);
+	nm->process_file = find_process(path, nonce, &nm->dir);
+	if (!nm->process_file)
+		return;
+	nm->proc = &nm->process_file->u.process;
+	if (raw)
+		return;
+	nm->sym = symbolizer_new();
+	nm->module = xcalloc(nm->proc->nmodules + 1, sizeof *nm->module);
+	for (uint32_t i = 0; i < nm->proc->nmodules; i++) {
+		const struct mfile_module *m = &nm->proc->modules[i];
+		/* The vdso's saved copy is in the measurement directory. */
+		char *p = (m->flags & MFILE_MOD_VDSO) ? xasprintf("%s/%s", nm->dir, m->path)
+						      : xstrdup(m->path);
+		nm->module[i] = symbolizer_module(nm->sym, p, m->build_id, m->build_id_len, NULL);
+		free(p);
+	}
+}
+
+static void namer_close(struct namer *nm)
+{
+	symbolizer_free(nm->sym);
+	free(nm->module);
+	mfile_free(nm->process_file);
+	free(nm->dir);
+}
+
+/* What `culprit dump` was asked to do. */
+struct dump_options {
+	int raw;			/* --raw: module+offset, no names */
+	enum format format;		/* --tsv, --flat, or text */
+	int help;			/* -h: print the usage, do nothing else */
+	const char *path;		/* the measurement file */
+};
+
+/* Reads the command line into *O.  Returns EXIT_OK, or EXIT_USAGE after
+ * the usage.  Stops at -h, like the usage it asks for. */
+static int parse_dump_options(int argc, char **argv, struct dump_options *o)
 {
 	static const struct option opts[] = {
 		{ "raw", no_argument, NULL, 'r' },
@@ -472,17 +516,18 @@ int cmd_dump(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int raw = 0, c;
-	enum format fmt = FMT_TEXT;
+	int c;
 
+	memset(o, 0, sizeof *o);
+	o->format = FMT_TEXT;
 	argv[0] = "culprit dump";	/* getopt's messages start with it */
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
-		case 'r': raw = 1; break;
-		case 't': fmt = FMT_TSV; break;
-		case 'f': fmt = FMT_FLAT; break;
-		case 'h': fputs(dump_usage, stdout); return EXIT_OK;
+		case 'r': o->raw = 1; break;
+		case 't': o->format = FMT_TSV; break;
+		case 'f': o->format = FMT_FLAT; break;
+		case 'h': o->help = 1; return EXIT_OK;
 		default: fputs(dump_usage, stderr); return EXIT_USAGE;
 		}
 	}
@@ -490,64 +535,62 @@ int cmd_dump(int argc, char **argv)
 		fputs(dump_usage, stderr);
 		return EXIT_USAGE;
 	}
-	const char *path = argv[optind];
-	struct mfile *mf;
-	struct mfile_error err;
-	if (mfile_load(path, &mf, &err) < 0) {
-		fprintf(stderr, "culprit: %s: ", path);
-		put_safe(stderr, err.msg);
-		fprintf(stderr, "\n");
-		return EXIT_FAIL;
-	}
-	if (mf->kind == MFILE_PROCESS) {
-		if (fmt != FMT_TEXT) {
-			msg_error("%s is a process file; --tsv and --flat are for thread files", path);
-			mfile_free(mf);
-			return EXIT_USAGE;
-		}
-		dump_sections(path, mf);
-		dump_process(&mf->u.process);
-		mfile_free(mf);
-		return EXIT_OK;
-	}
+	o->path = argv[optind];
+	return EXIT_OK;
+}
 
+static int dump_process_file(const struct dump_options *o, const struct mfile *mf)
+{
+	if (o->format != FMT_TEXT)
+		return msg_usage("dump", "%s is a process file; --tsv and --flat are for thread "
+				 "files", o->path);
+	dump_sections(o->path, mf);
+	dump_process(&mf->u.process);
+	return EXIT_OK;
+}
+
+static int dump_thread_file(const struct dump_options *o, const struct mfile *mf)
+{
 	const struct mfile_thread *t = &mf->u.thread;
-	struct namer nm = { NULL, NULL, NULL };
-	char *dir = NULL;
-	struct mfile *proc = find_process(path, t->process_nonce, &dir);
-	if (proc) {
-		nm.proc = &proc->u.process;
-		if (!raw) {
-			nm.sym = symbolizer_new();
-			nm.module = xcalloc(nm.proc->nmodules + 1, sizeof *nm.module);
-			for (uint32_t i = 0; i < nm.proc->nmodules; i++) {
-				const struct mfile_module *m = &nm.proc->modules[i];
-				char *p = (m->flags & MFILE_MOD_VDSO) ? xasprintf("%s/%s", dir, m->path)
-								      : xstrdup(m->path);
-				nm.module[i] = symbolizer_module(nm.sym, p, m->build_id, m->build_id_len,
-								 NULL);
-				free(p);
-			}
-		}
-	}
+	struct namer nm;
 	struct tree tr;
+
+	namer_open(&nm, o->path, t->process_nonce, o->raw);
 	tree_build(&tr, t);
-	if (fmt == FMT_TEXT) {
-		dump_sections(path, mf);
+	if (o->format == FMT_TEXT) {
+		dump_sections(o->path, mf);
 		dump_thread_header(t);
-		if (!proc)
+		if (!nm.proc)
 			printf("note        no process file with this nonce beside it: frames are not named\n");
 		dump_tree_text(&tr, &nm);
-	} else if (fmt == FMT_TSV) {
+	} else if (o->format == FMT_TSV) {
 		dump_tree_tsv(&tr, &nm);
 	} else {
 		dump_flat(&tr, &nm);
 	}
 	tree_free(&tr);
-	symbolizer_free(nm.sym);
-	free(nm.module);
-	mfile_free(proc);
-	free(dir);
-	mfile_free(mf);
+	namer_close(&nm);
 	return EXIT_OK;
+}
+
+int cmd_dump(int argc, char **argv)
+{
+	struct dump_options o;
+	struct mfile *mf;
+	struct mfile_error err;
+
+	int status = parse_dump_options(argc, argv, &o);
+	if (status != EXIT_OK)
+		return status;
+	if (o.help) {
+		fputs(dump_usage, stdout);
+		return EXIT_OK;
+	}
+	if (mfile_load(o.path, &mf, &err) < 0) {
+		make_safe(err.msg);
+		return msg_error("%s: %s", o.path, err.msg);
+	}
+	status = mf->kind == MFILE_PROCESS ? dump_process_file(&o, mf) : dump_thread_file(&o, mf);
+	mfile_free(mf);
+	return status;
 }

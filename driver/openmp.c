@@ -31,7 +31,7 @@ int openmp_parse_mode(const char *arg, enum openmp_mode *out)
 			*out = (enum openmp_mode)i;
 			return 0;
 		}
-	msg_error("unknown --openmp mode '%s'; use auto, libomp or native", arg);
+	msg_usage("run", "unknown --openmp mode '%s'; use auto, libomp or native", arg);
 	return -1;
 }
 
@@ -148,8 +148,7 @@ int openmp_preload(const char *program, enum openmp_mode mode, int quiet, char *
 		return 0;
 	}
 	if (mode == OPENMP_AUTO && !quiet)
-		fprintf(stderr, "culprit: %s uses GCC's libgomp, which has no tools interface: "
-			"running it on LLVM's libomp (%s) instead; --openmp=native keeps libgomp\n",
-			program, out);
+		msg_note("%s uses GCC's libgomp, which has no tools interface: running it on "
+			 "LLVM's libomp (%s) instead; --openmp=native keeps libgomp", program, out);
 	return 0;
 }

@@ -23,7 +23,6 @@
 #include <getopt.h>
 #include <limits.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -87,7 +86,8 @@ static void forward_signal(int sig)
 }
 
 /* The library to preload: $CULPRIT_PRELOAD, else the one in the build tree
- * of this culprit (collector/ beside it), else the installed one. */
+ * of this culprit (collector/ beside it), else the installed one.  Returns
+ * 0 with its path in OUT (PATH_MAX), or -1 after a message. */
 static int find_collector(char *out, size_t size)
 {
 	const char *env = getenv("CULPRIT_PRELOAD");
@@ -97,7 +97,7 @@ static int find_collector(char *out, size_t size)
 		if (!realpath(env, out) || access(out, R_OK) != 0) {
 			msg_error("CULPRIT_PRELOAD is set to '%s', which is not a readable file; "
 				"fix or unset it", env);
-			return -2;
+			return -1;
 		}
 		return 0;
 	}
@@ -114,7 +114,11 @@ static int find_collector(char *out, size_t size)
 		}
 	}
 	snprintf(out, size, "%s/libculprit.so", PKGLIBDIR);
-	return access(out, R_OK) == 0 ? 0 : -1;
+	if (access(out, R_OK) == 0)
+		return 0;
+	msg_error("cannot find the collector library libculprit.so (looked in %s); "
+		  "reinstall culprit or set CULPRIT_PRELOAD to its path", PKGLIBDIR);
+	return -1;
 }
 
 /* Finds PROGRAM as a shell would.  Returns 0 with the path in OUT, or the
@@ -126,15 +130,16 @@ static int resolve_program(const char *prog, char *out, size_t size)
 
 	if (strchr(prog, '/')) {
 		if (stat(prog, &st) != 0) {
-			fprintf(stderr, "culprit: %s: %s\n", prog, strerror(errno));
-			return errno == ENOENT || errno == ENOTDIR ? 127 : 126;
+			int e = errno;
+			msg_error("%s: %s", prog, strerror(e));
+			return e == ENOENT || e == ENOTDIR ? 127 : 126;
 		}
 		if (S_ISDIR(st.st_mode)) {
-			fprintf(stderr, "culprit: %s: Is a directory\n", prog);
+			msg_error("%s: Is a directory", prog);
 			return 126;
 		}
 		if (access(prog, X_OK) != 0) {
-			fprintf(stderr, "culprit: %s: %s\n", prog, strerror(errno));
+			msg_error("%s: %s", prog, strerror(errno));
 			return 126;
 		}
 		snprintf(out, size, "%s", prog);
@@ -161,10 +166,10 @@ static int resolve_program(const char *prog, char *out, size_t size)
 		p = end;
 	}
 	if (denied) {
-		fprintf(stderr, "culprit: %s: Permission denied\n", prog);
+		msg_error("%s: Permission denied", prog);
 		return 126;
 	}
-	fprintf(stderr, "culprit: %s: command not found\n", prog);
+	msg_error("%s: command not found", prog);
 	return 127;
 }
 
@@ -194,7 +199,9 @@ enum program_kind program_kind(const char *path)
 	return kind;
 }
 
-static void sanitize(const char *name, char *out, size_t size)
+/* The base name of program NAME, cut short and with only characters safe
+ * in a directory name, into OUT. */
+static void directory_safe_name(const char *name, char *out, size_t size)
 {
 	const char *base = strrchr(name, '/');
 	base = base ? base + 1 : name;
@@ -204,6 +211,8 @@ static void sanitize(const char *name, char *out, size_t size)
 	out[n] = 0;
 }
 
+/* How many process and thread files DIR holds.  Returns 0, or -1 if it
+ * cannot be read. */
 static int count_files(const char *dir, int *procs, int *threads)
 {
 	DIR *d = opendir(dir);
@@ -236,15 +245,42 @@ static int make_output(const char *dir, int chosen)
 	return -1;
 }
 
+/* In the child, before the exec: a failure ends it as a program that
+ * cannot be run does (126). */
 static void setenv_or_die(const char *name, const char *value)
 {
 	if (setenv(name, value, 1) != 0) {
-		fprintf(stderr, "culprit: cannot set %s: %s\n", name, strerror(errno));
+		msg_error("cannot set %s: %s", name, strerror(errno));
 		_exit(126);
 	}
 }
 
-int cmd_run(int argc, char **argv)
+/* What `culprit run` was asked to do. */
+struct run_options {
+	const char *event_args[EVENT_MAX];	/* -e, as written; none: CPUTIME */
+	int nevents;
+	const char *outdir;		/* -o, or NULL for ./culprit-PROGRAM-PID */
+	const char *max_depth;		/* --max-depth, or NULL */
+	enum openmp_mode openmp;	/* --openmp */
+	int quiet;			/* -q */
+	int list_events;		/* -L: list the events, run nothing */
+	int help;			/* -h: print the usage, run nothing */
+	char **program_argv;		/* PROGRAM ARGS... (within argv), or NULL */
+};
+
+/* How the program is started, settled before it is. */
+struct run_plan {
+	char program[PATH_MAX];		/* PROGRAM's path, found as a shell finds it */
+	char collector[PATH_MAX];	/* libculprit.so, preloaded first */
+	char libomp[PATH_MAX];		/* the libomp preloaded after it, or "" */
+	char events[2048];		/* CULPRIT_EVENTS: the resolved events */
+	int perf_stamped;		/* some event's samples carry perf_event's time stamp */
+	char sample_lead[32];		/* CULPRIT_SAMPLE_LEAD, or "" */
+};
+
+/* Reads the command line into *O.  Returns EXIT_OK, or the status to exit
+ * with after a message.  Stops at -h, like the usage it asks for. */
+static int parse_run_options(int argc, char **argv, struct run_options *o)
 {
 	static const struct option opts[] = {
 		{ "event", required_argument, NULL, 'e' },
@@ -256,214 +292,217 @@ int cmd_run(int argc, char **argv)
 		{ "max-depth", required_argument, NULL, 'D' },
 		{ NULL, 0, NULL, 0 },
 	};
-	enum openmp_mode openmp = OPENMP_AUTO;
-	struct event_spec events[EVENT_MAX];
-	const char *event_args[EVENT_MAX];
-	int nevents = 0, quiet = 0, list = 0, c, rc;
-	const char *outdir = NULL, *max_depth = NULL;
+	int c;
 
+	memset(o, 0, sizeof *o);
+	o->openmp = OPENMP_AUTO;
 	argv[0] = "culprit run";	/* getopt's messages start with it */
 	optind = 1;
+	/* "+": the program's own options are not ours. */
 	while ((c = getopt_long(argc, argv, "+e:o:Lqh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'e':
-			if (nevents == EVENT_MAX) {
-				msg_error("at most %d events can be sampled at once", EVENT_MAX);
-				return EXIT_FAIL;
-			}
-			event_args[nevents++] = optarg;
+			if (o->nevents == EVENT_MAX)
+				return msg_error("at most %d events can be sampled at once", EVENT_MAX);
+			o->event_args[o->nevents++] = optarg;
 			break;
 		case 'o':
-			outdir = optarg;
+			o->outdir = optarg;
 			break;
 		case 'L':
-			list = 1;
+			o->list_events = 1;
 			break;
 		case 'q':
-			quiet = 1;
+			o->quiet = 1;
 			break;
 		case 'h':
-			fputs(run_usage, stdout);
+			o->help = 1;
 			return EXIT_OK;
 		case 'O':
-			if (openmp_parse_mode(optarg, &openmp) < 0)
+			if (openmp_parse_mode(optarg, &o->openmp) < 0)
 				return EXIT_USAGE;
 			break;
 		case 'D':
-			max_depth = optarg;
+			o->max_depth = optarg;
 			break;
 		default:
 			fputs(run_usage, stderr);
 			return EXIT_USAGE;
 		}
 	}
-	if (list) {
-		events_list();
-		return EXIT_OK;
-	}
-	if (optind >= argc) {
-		fprintf(stderr, "culprit run: no program given (see culprit run --help)\n");
-		return EXIT_USAGE;
-	}
-	char **prog_argv = argv + optind;
+	if (optind < argc)
+		o->program_argv = argv + optind;
+	return EXIT_OK;
+}
 
-	/* Settings for the collector: refused now rather than ignored later. */
-	if (max_depth && !setting_ok("--max-depth", max_depth, SETTING_MAX_DEPTH_MIN,
-				     SETTING_MAX_DEPTH_MAX, "frames per sample"))
-		return EXIT_FAIL;
+/* The collector's settings, refused now rather than ignored later.
+ * Returns 0, or -1 after saying which is wrong. */
+static int check_settings(const struct run_options *o)
+{
+	if (o->max_depth && !setting_ok("--max-depth", o->max_depth, SETTING_MAX_DEPTH_MIN,
+					SETTING_MAX_DEPTH_MAX, "frames per sample"))
+		return -1;
 	if (!setting_ok("CULPRIT_MAX_DEPTH", getenv("CULPRIT_MAX_DEPTH"), SETTING_MAX_DEPTH_MIN,
 			SETTING_MAX_DEPTH_MAX, "frames per sample") ||
 	    !setting_ok("CULPRIT_MAX_NODES", getenv("CULPRIT_MAX_NODES"), SETTING_MAX_NODES_MIN,
 			SETTING_MAX_NODES_MAX, "calling-context nodes per thread"))
-		return EXIT_FAIL;
+		return -1;
+	return 0;
+}
 
-	/* Events: resolved and probed before anything else happens. */
-	if (nevents == 0)
-		event_args[nevents++] = "CPUTIME";
-	for (int i = 0; i < nevents; i++) {
+/* Resolves and probes the events into PLAN's CULPRIT_EVENTS.  Returns 0,
+ * or -1 after a message. */
+static int resolve_events(const struct run_options *o, struct run_plan *plan)
+{
+	static const char *const default_event[] = { "CPUTIME" };
+	const char *const *args = o->nevents ? o->event_args : default_event;
+	int n = o->nevents ? o->nevents : 1;
+	struct event_spec events[EVENT_MAX];
+
+	for (int i = 0; i < n; i++) {
 		char err[512];
-		if (events_resolve(event_args[i], &events[i], err, sizeof err) < 0) {
+		if (events_resolve(args[i], &events[i], err, sizeof err) < 0) {
 			msg_error("%s", err);
-			return EXIT_FAIL;
+			return -1;
 		}
 		for (int j = 0; j < i; j++)
 			if (strcmp(events[j].name, events[i].name) == 0) {
 				msg_error("event '%s' is given twice", events[i].name);
-				return EXIT_FAIL;
+				return -1;
 			}
+		plan->perf_stamped |= events[i].source == MFILE_SRC_PERF;
 	}
-	char events_env[2048];
-	if (event_spec_encode(events, nevents, events_env, sizeof events_env) < 0) {
+	if (event_spec_encode(events, n, plan->events, sizeof plan->events) < 0) {
 		msg_error("the event list is too long");
-		return EXIT_FAIL;
+		return -1;
 	}
+	return 0;
+}
 
-	char collector[PATH_MAX];
-	rc = find_collector(collector, sizeof collector);
-	if (rc == -2)
+/* Everything that can be wrong with the request, checked before the
+ * program starts; fills *PLAN.  Returns EXIT_OK, or the status to exit
+ * with after a message (126 or 127 for a program that cannot be run, as
+ * a shell says). */
+static int prepare_run(const struct run_options *o, struct run_plan *plan)
+{
+	memset(plan, 0, sizeof *plan);
+	if (check_settings(o) < 0 || resolve_events(o, plan) < 0 ||
+	    find_collector(plan->collector, sizeof plan->collector) < 0)
 		return EXIT_FAIL;
-	if (rc < 0) {
-		msg_error("cannot find the collector library libculprit.so (looked in %s); "
-			"reinstall culprit or set CULPRIT_PRELOAD to its path", PKGLIBDIR);
-		return EXIT_FAIL;
-	}
-	char program[PATH_MAX];
-	rc = resolve_program(prog_argv[0], program, sizeof program);
-	if (rc)
-		return rc;
-	if (program_kind(program) == PROGRAM_STATIC)
+	int status = resolve_program(o->program_argv[0], plan->program, sizeof plan->program);
+	if (status != 0)
+		return status;
+	if (program_kind(plan->program) == PROGRAM_STATIC)
 		msg_warn("%s is statically linked: culprit can only measure dynamically linked "
-			 "programs, so nothing will be recorded", program);
-	char libomp[PATH_MAX];
-	if (openmp_preload(program, openmp, quiet, libomp, sizeof libomp) < 0)
+			 "programs, so nothing will be recorded", plan->program);
+	if (openmp_preload(plan->program, o->openmp, o->quiet, plan->libomp,
+			   sizeof plan->libomp) < 0)
 		return EXIT_FAIL;
-	if (outdir && outdir[0] == 0) {
-		msg_error("-o needs a directory name");
-		return EXIT_USAGE;
-	}
-	if (outdir && make_output(outdir, 1) < 0)
+	if (o->outdir && o->outdir[0] == 0)
+		return msg_usage("run", "-o needs a directory name");
+	if (o->outdir && make_output(o->outdir, 1) < 0)
 		return EXIT_FAIL;
-
 	/* Samples of CPU time through perf_event carry the kernel's time
 	 * stamp; the collector needs to know how late it is on this machine. */
-	char lead[32] = "";
-	for (int i = 0; i < nevents; i++)
-		if (events[i].source == MFILE_SRC_PERF) {
-			snprintf(lead, sizeof lead, "%ld", sample_lead_measure());
+	if (plan->perf_stamped)
+		snprintf(plan->sample_lead, sizeof plan->sample_lead, "%ld", sample_lead_measure());
+	return EXIT_OK;
+}
+
+/* ---- the child ---------------------------------------------------------- */
+
+/* Reads the measurement directory's path from GO into DIR; "" when the
+ * parent closed GO without sending one (it said why). */
+static void receive_directory(int go, char *dir, size_t size)
+{
+	size_t got = 0;
+	ssize_t r;
+
+	while (got < size - 1 && (r = read(go, dir + got, size - 1 - got)) != 0) {
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
 			break;
-		}
-
-	int go[2];
-	if (pipe2(go, O_CLOEXEC) < 0) {
-		msg_error("cannot create a pipe: %s", strerror(errno));
-		return EXIT_FAIL;
+		got += (size_t)r;
 	}
-	fflush(NULL);
-	pid_t pid = fork();
-	if (pid < 0) {
-		msg_error("cannot fork: %s", strerror(errno));
-		return EXIT_FAIL;
-	}
-	if (pid == 0) {
-		/* The child: wait for the directory, then become the program. */
-		char dir[PATH_MAX + 1];
-		size_t got = 0;
-		ssize_t r;
-		close(go[1]);
-		while (got < sizeof dir - 1 && (r = read(go[0], dir + got, sizeof dir - 1 - got)) != 0) {
-			if (r < 0 && errno == EINTR)
-				continue;
-			if (r < 0)
-				break;
-			got += (size_t)r;
-		}
-		close(go[0]);
-		if (got == 0)
-			_exit(EXIT_FAIL);	/* the parent said why */
-		dir[got] = 0;
+	dir[got] = 0;
+}
 
-		char experiment[128], host[64] = "host";
-		gethostname(host, sizeof host - 1);
-		snprintf(experiment, sizeof experiment, "%s-%d-%lld", host, (int)getppid(),
-			 (long long)time(NULL));
-		/* The collector first, then libomp, whose GOMP_* then win over
-		 * libgomp's, then what the user preloads. */
-		const char *old = getenv("LD_PRELOAD");
-		char *preload = NULL;
-		if (asprintf(&preload, "%s%s%s%s%s", collector, libomp[0] ? ":" : "", libomp,
-			     old && *old ? ":" : "", old && *old ? old : "") < 0)
-			_exit(126);
-		setenv_or_die("LD_PRELOAD", preload);
-		setenv_or_die("CULPRIT_PRELOAD", collector);
-		setenv_or_die("CULPRIT_OUTPUT", dir);
-		setenv_or_die("CULPRIT_EVENTS", events_env);
-		setenv_or_die("CULPRIT_EXPERIMENT", experiment);
-		if (lead[0])
-			setenv_or_die("CULPRIT_SAMPLE_LEAD", lead);
-		if (max_depth)
-			setenv_or_die("CULPRIT_MAX_DEPTH", max_depth);
-		unsetenv("CULPRIT_IMAGE");
-		execv(program, prog_argv);
-		int e = errno;
-		if (e == ENOEXEC) {
-			/* No #! line: a shell runs it, as execvp() and shells do. */
-			int n = 0;
-			while (prog_argv[n])
-				n++;
-			char **sh = calloc((size_t)n + 2, sizeof *sh);
-			if (sh) {
-				sh[0] = "/bin/sh";
-				sh[1] = program;
-				for (int i = 1; i < n; i++)
-					sh[i + 1] = prog_argv[i];
-				execv("/bin/sh", sh);
-			}
-		}
-		fprintf(stderr, "culprit: %s: %s\n", prog_argv[0], strerror(e));
-		_exit(e == ENOENT ? 127 : 126);
-	}
+/* What the collector reads at start: where to write, what to sample, and
+ * the preload that starts it in every process the program makes. */
+static void set_collector_environment(const struct run_options *o, const struct run_plan *plan,
+				      const char *dir)
+{
+	char experiment[128], host[64] = "host";
+	gethostname(host, sizeof host - 1);
+	snprintf(experiment, sizeof experiment, "%s-%d-%lld", host, (int)getppid(),
+		 (long long)time(NULL));
+	/* The collector first, then libomp, whose GOMP_* then win over
+	 * libgomp's, then what the user preloads. */
+	const char *old = getenv("LD_PRELOAD");
+	char *preload = NULL;
+	if (asprintf(&preload, "%s%s%s%s%s", plan->collector, plan->libomp[0] ? ":" : "",
+		     plan->libomp, old && *old ? ":" : "", old && *old ? old : "") < 0)
+		_exit(126);
+	setenv_or_die("LD_PRELOAD", preload);
+	setenv_or_die("CULPRIT_PRELOAD", plan->collector);
+	setenv_or_die("CULPRIT_OUTPUT", dir);
+	setenv_or_die("CULPRIT_EVENTS", plan->events);
+	setenv_or_die("CULPRIT_EXPERIMENT", experiment);
+	if (plan->sample_lead[0])
+		setenv_or_die("CULPRIT_SAMPLE_LEAD", plan->sample_lead);
+	if (o->max_depth)
+		setenv_or_die("CULPRIT_MAX_DEPTH", o->max_depth);
+	unsetenv("CULPRIT_IMAGE");
+}
 
-	/* The parent. */
-	close(go[0]);
-	child_pid = pid;
-	char made[PATH_MAX];
-	if (!outdir) {
+/* Becomes PROGRAM with ARGV as execvp() and shells do: a file without a
+ * #! line is run by the shell.  Returns only to exit with a shell's
+ * status. */
+static void exec_program(const char *program, char **argv) __attribute__((noreturn));
+
+static void exec_program(const char *program, char **argv)
+{
+	execv(program, argv);
+	int e = errno;
+	if (e == ENOEXEC) {
+		int n = 0;
+		while (argv[n])
+			n++;
+		/* Not xcalloc: stopping here must look like a failed exec. */
+		char **sh = calloc((size_t)n + 2, sizeof *sh);
+		if (sh) {
+			sh[0] = "/bin/sh";
+			sh[1] = (char *)program;
+			for (int i = 1; i < n; i++)
+				sh[i + 1] = argv[i];
+			execv("/bin/sh", sh);
+		}
+	}
+	msg_error("%s: %s", argv[0], strerror(e));
+	_exit(e == ENOENT ? 127 : 126);
+}
+
+/* ---- the parent ----------------------------------------------------------- */
+
+/* Makes the default directory now that the program's PID is known,
+ * forwards signals to it, and lets it go by sending the directory's
+ * absolute path down GO.  Returns 0 with the name to show in DIR and the
+ * absolute path in ABS (both PATH_MAX), or -1 after a message. */
+static int send_directory(pid_t pid, int go, const struct run_options *o, char *dir, char *abs)
+{
+	if (o->outdir) {
+		snprintf(dir, PATH_MAX, "%s", o->outdir);
+	} else {
 		char base[48];
-		sanitize(prog_argv[0], base, sizeof base);
-		snprintf(made, sizeof made, "culprit-%s-%d", base, (int)pid);
-		if (make_output(made, 0) < 0) {
-			close(go[1]);
-			waitpid(pid, NULL, 0);
-			return EXIT_FAIL;
-		}
-		outdir = made;
+		directory_safe_name(o->program_argv[0], base, sizeof base);
+		snprintf(dir, PATH_MAX, "culprit-%s-%d", base, (int)pid);
+		if (make_output(dir, 0) < 0)
+			return -1;
 	}
-	char abs[PATH_MAX];
-	if (!realpath(outdir, abs)) {
-		msg_error("cannot resolve '%s': %s", outdir, strerror(errno));
-		close(go[1]);
-		waitpid(pid, NULL, 0);
-		return EXIT_FAIL;
+	if (!realpath(dir, abs)) {
+		msg_error("cannot resolve '%s': %s", dir, strerror(errno));
+		return -1;
 	}
 	signal(SIGINT, SIG_IGN);	/* the terminal sends these to the program too */
 	signal(SIGQUIT, SIG_IGN);
@@ -471,37 +510,110 @@ int cmd_run(int argc, char **argv)
 	signal(SIGHUP, forward_signal);
 	signal(SIGUSR1, forward_signal);
 	signal(SIGUSR2, forward_signal);
-	if (write(go[1], abs, strlen(abs)) != (ssize_t)strlen(abs)) {
+	if (write(go, abs, strlen(abs)) != (ssize_t)strlen(abs)) {
 		msg_error("cannot start the program: %s", strerror(errno));
-		close(go[1]);
-		waitpid(pid, NULL, 0);
-		return EXIT_FAIL;
+		return -1;
 	}
-	close(go[1]);
+	return 0;
+}
 
+/* The program's exit status as a shell reports it (128+N for signal N)
+ * into *CODE.  Returns 0, or -1 after a message. */
+static int wait_for_program(pid_t pid, int *code)
+{
 	int status;
 	while (waitpid(pid, &status, 0) < 0) {
 		if (errno != EINTR) {
 			msg_error("waiting for the program: %s", strerror(errno));
-			return EXIT_FAIL;
+			return -1;
 		}
 	}
-	int code = WIFEXITED(status) ? WEXITSTATUS(status)
-		   : WIFSIGNALED(status) ? 128 + WTERMSIG(status) : EXIT_FAIL;
+	*code = WIFEXITED(status) ? WEXITSTATUS(status)
+		: WIFSIGNALED(status) ? 128 + WTERMSIG(status) : EXIT_FAIL;
+	return 0;
+}
 
+/* Says what the run left in ABS (DIR as the user knows it), unless QUIET;
+ * removes the directory, silently, of a program that never ran (CODE 126
+ * or 127: the exec failed and said so). */
+static void report_measurements(const char *abs, const char *dir, int code, int quiet)
+{
 	int procs, threads;
-	if (count_files(abs, &procs, &threads) == 0) {
-		if (procs == 0 && threads == 0) {
-			if (rmdir(abs) == 0 && (code == 126 || code == 127))
-				;	/* it never ran: nothing to report */
-			else if (!quiet)
-				msg_warn("no measurements were written (a statically linked program, "
-					 "or one killed by SIGKILL?)");
-		} else if (!quiet) {
-			fprintf(stderr, "culprit: measurements of %d process%s and %d thread%s in %s\n",
-				procs, procs == 1 ? "" : "es", threads, threads == 1 ? "" : "s",
-				outdir);
-		}
+	if (count_files(abs, &procs, &threads) < 0)
+		return;
+	if (procs == 0 && threads == 0) {
+		if (rmdir(abs) == 0 && (code == 126 || code == 127))
+			;	/* it never ran: nothing to report */
+		else if (!quiet)
+			msg_warn("no measurements were written (a statically linked program, "
+				 "or one killed by SIGKILL?)");
+	} else if (!quiet) {
+		msg_note("measurements of %d process%s and %d thread%s in %s", procs,
+			 procs == 1 ? "" : "es", threads, threads == 1 ? "" : "s", dir);
 	}
+}
+
+/* Starts the program as our child, waits for it and reports.  Returns
+ * the program's status, or EXIT_FAIL if it could not be started. */
+static int run_program(const struct run_options *o, const struct run_plan *plan)
+{
+	int go[2];	/* the child waits on it for the directory (see the top) */
+	if (pipe2(go, O_CLOEXEC) < 0)
+		return msg_error("cannot create a pipe: %s", strerror(errno));
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid < 0) {
+		close(go[0]);
+		close(go[1]);
+		return msg_error("cannot fork: %s", strerror(errno));
+	}
+	if (pid == 0) {
+		char dir[PATH_MAX + 1];
+		close(go[1]);
+		receive_directory(go[0], dir, sizeof dir);
+		close(go[0]);
+		if (!dir[0])
+			_exit(EXIT_FAIL);	/* the parent said why */
+		set_collector_environment(o, plan, dir);
+		exec_program(plan->program, o->program_argv);
+	}
+
+	close(go[0]);
+	child_pid = pid;
+	char dir[PATH_MAX], abs[PATH_MAX];
+	int sent = send_directory(pid, go[1], o, dir, abs);
+	close(go[1]);	/* sent or not, the child stops waiting */
+	if (sent < 0) {
+		waitpid(pid, NULL, 0);
+		return EXIT_FAIL;
+	}
+	int code;
+	if (wait_for_program(pid, &code) < 0)
+		return EXIT_FAIL;
+	report_measurements(abs, dir, code, o->quiet);
 	return code;
+}
+
+int cmd_run(int argc, char **argv)
+{
+	struct run_options o;
+	struct run_plan plan;
+
+	int status = parse_run_options(argc, argv, &o);
+	if (status != EXIT_OK)
+		return status;
+	if (o.help) {
+		fputs(run_usage, stdout);
+		return EXIT_OK;
+	}
+	if (o.list_events) {
+		events_list();
+		return EXIT_OK;
+	}
+	if (!o.program_argv)
+		return msg_usage("run", "no program given (see culprit run --help)");
+	status = prepare_run(&o, &plan);
+	if (status != EXIT_OK)
+		return status;
+	return run_program(&o, &plan);
 }

@@ -5,6 +5,7 @@
  * rename.  A database records its schema version in PRAGMA user_version;
  * readers refuse a newer one with a message that says to upgrade. */
 #include "database.h"
+#include "tools.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -155,8 +156,8 @@ void db_exec(sqlite3 *db, const char *sql)
 {
 	char *msg = NULL;
 	if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK) {
-		fprintf(stderr, "culprit: database error: %s\n", msg ? msg : sqlite3_errmsg(db));
-		exit(1);
+		msg_error("database error: %s", msg ? msg : sqlite3_errmsg(db));
+		exit(EXIT_FAIL);
 	}
 }
 
@@ -164,8 +165,8 @@ sqlite3_stmt *db_prepare(sqlite3 *db, const char *sql)
 {
 	sqlite3_stmt *s = NULL;
 	if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK) {
-		fprintf(stderr, "culprit: database error: %s\n", sqlite3_errmsg(db));
-		exit(1);
+		msg_error("database error: %s", sqlite3_errmsg(db));
+		exit(EXIT_FAIL);
 	}
 	return s;
 }
@@ -173,8 +174,8 @@ sqlite3_stmt *db_prepare(sqlite3 *db, const char *sql)
 void db_step_reset(sqlite3 *db, sqlite3_stmt *stmt)
 {
 	if (sqlite3_step(stmt) != SQLITE_DONE) {
-		fprintf(stderr, "culprit: database error: %s\n", sqlite3_errmsg(db));
-		exit(1);
+		msg_error("database error: %s", sqlite3_errmsg(db));
+		exit(EXIT_FAIL);
 	}
 	sqlite3_reset(stmt);
 }

@@ -12,7 +12,6 @@
 
 #include <dirent.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,19 +53,16 @@ static void load_one(void *arg, size_t i)
 		snprintf(f->err, sizeof f->err, "%s", err.msg);
 }
 
-static void problem(int strict, int *failed, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void problem(int strict, int *failed, const char *fmt, ...)
+/* Says why the file at PATH cannot be used: an error that will stop the
+ * load when STRICT (setting *FAILED), else a warning that it is skipped. */
+static void reject_file(int strict, int *failed, const char *path, const char *why)
 {
-	va_list ap;
-	fprintf(stderr, strict ? "culprit: " : "culprit: warning: ");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	if (strict)
+	if (strict) {
+		msg_error("%s: %s; stopping (--strict)", path, why);
 		*failed = 1;
+	} else {
+		msg_warn("%s: %s; skipped", path, why);
+	}
 }
 
 /* Checks what a thread file says against its process file. */
@@ -95,64 +91,71 @@ static const char *cross_check(const struct mfile_thread *t, const struct mfile_
 	return NULL;
 }
 
-int experiment_load(struct experiment *e, char *const *dirs, int ndirs, int jobs, int strict)
+/* The measurement files found so far, one entry each. */
+struct file_list {
+	struct file *file;
+	size_t n, cap;
+};
+
+/* Frees the list and what its files still own (what no process or
+ * thread took). */
+static void free_files(struct file_list *l)
 {
-	struct file *files = NULL;
-	size_t nfiles = 0, cap = 0;
-	int failed = 0;
-
-	memset(e, 0, sizeof *e);
-	for (int d = 0; d < ndirs; d++) {
-		struct stat st;
-		if (stat(dirs[d], &st) != 0) {
-			fprintf(stderr, "culprit: %s: %s\n", dirs[d], strerror(errno));
-			return -1;
-		}
-		if (!S_ISDIR(st.st_mode)) {
-			fprintf(stderr, "culprit: %s is not a directory; give the directory `culprit run` "
-				"wrote\n", dirs[d]);
-			return -1;
-		}
-		DIR *dir = opendir(dirs[d]);
-		if (!dir) {
-			fprintf(stderr, "culprit: %s: %s\n", dirs[d], strerror(errno));
-			return -1;
-		}
-		size_t before = nfiles;
-		struct dirent *ent;
-		while ((ent = readdir(dir))) {
-			if (!ends_with(ent->d_name, ".process") && !ends_with(ent->d_name, ".thread"))
-				continue;
-			grow_array(&files, &cap, nfiles + 1, sizeof *files);
-			memset(&files[nfiles], 0, sizeof files[nfiles]);
-			files[nfiles].path = xasprintf("%s/%s", dirs[d], ent->d_name);
-			files[nfiles].dir = xstrdup(dirs[d]);
-			nfiles++;
-		}
-		closedir(dir);
-		if (nfiles == before) {
-			fprintf(stderr, "culprit: %s holds no measurement files (.process, .thread); "
-				"give a directory written by `culprit run`\n", dirs[d]);
-			for (size_t i = 0; i < nfiles; i++) {
-				free(files[i].path);
-				free(files[i].dir);
-			}
-			free(files);
-			return -1;
-		}
+	for (size_t i = 0; i < l->n; i++) {
+		free(l->file[i].path);
+		free(l->file[i].dir);
+		mfile_free(l->file[i].mf);
 	}
-	qsort(files, nfiles, sizeof *files, by_path);
+	free(l->file);
+	memset(l, 0, sizeof *l);
+}
 
-	progress_start("reading");
-	progress_update("%zu files", nfiles);
-	parallel_for(jobs, nfiles, load_one, files);
+/* Adds the measurement files of directory DIR to L.  Returns 0, or -1
+ * after a message when DIR is not a measurement directory. */
+static int list_directory(const char *dir, struct file_list *l)
+{
+	struct stat st;
+	if (stat(dir, &st) != 0) {
+		msg_error("%s: %s", dir, strerror(errno));
+		return -1;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		msg_error("%s is not a directory; give the directory `culprit run` wrote", dir);
+		return -1;
+	}
+	DIR *d = opendir(dir);
+	if (!d) {
+		msg_error("%s: %s", dir, strerror(errno));
+		return -1;
+	}
+	size_t before = l->n;
+	struct dirent *ent;
+	while ((ent = readdir(d))) {
+		if (!ends_with(ent->d_name, ".process") && !ends_with(ent->d_name, ".thread"))
+			continue;
+		grow_array(&l->file, &l->cap, l->n + 1, sizeof *l->file);
+		struct file *f = &l->file[l->n++];
+		memset(f, 0, sizeof *f);
+		f->path = xasprintf("%s/%s", dir, ent->d_name);
+		f->dir = xstrdup(dir);
+	}
+	closedir(d);
+	if (l->n == before) {
+		msg_error("%s holds no measurement files (.process, .thread); give a "
+			  "directory written by `culprit run`", dir);
+		return -1;
+	}
+	return 0;
+}
 
-	/* Processes first, so that threads can find theirs. */
-	for (size_t i = 0; i < nfiles; i++) {
-		struct file *f = &files[i];
+/* Makes a process of every process file that loaded, taking the file's
+ * path, directory and contents; reports the files that did not load. */
+static void adopt_processes(struct experiment *e, struct file_list *l, int strict, int *failed)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		struct file *f = &l->file[i];
 		if (!f->mf) {
-			problem(strict, &failed, "%s: %s; %s", f->path, f->err,
-				strict ? "stopping (--strict)" : "skipped");
+			reject_file(strict, failed, f->path, f->err);
 			e->files_skipped++;
 			continue;
 		}
@@ -165,19 +168,58 @@ int experiment_load(struct experiment *e, char *const *dirs, int ndirs, int jobs
 		p->p = &f->mf->u.process;
 		p->id = (uint32_t)e->nproc + 1;
 		f->path = f->dir = NULL;
+		f->mf = NULL;
 		e->proc = xrealloc(e->proc, (e->nproc + 1) * sizeof *e->proc);
 		e->proc[e->nproc++] = p;
 	}
-	for (size_t i = 0; i < nfiles; i++) {
-		struct file *f = &files[i];
+}
+
+/* The process of thread T, whose file is in DIR: the one there with its
+ * nonce; NULL if none. */
+static struct exp_process *thread_owner(const struct experiment *e, const struct mfile_thread *t,
+					const char *dir)
+{
+	for (size_t k = 0; k < e->nproc; k++)
+		if (e->proc[k]->p->nonce == t->process_nonce && strcmp(e->proc[k]->dir, dir) == 0)
+			return e->proc[k];
+	return NULL;
+}
+
+/* Makes a thread of thread file F of process OWNER, taking the file's
+ * path and contents. */
+static void add_thread(struct experiment *e, struct file *f, struct exp_process *owner)
+{
+	const struct mfile_thread *t = &f->mf->u.thread;
+	struct exp_thread *th = xcalloc(1, sizeof *th);
+	th->path = f->path;
+	th->mf = f->mf;
+	th->t = t;
+	th->proc = owner;
+	th->id = (uint32_t)e->nthread + 1;
+	th->seq = t->seq;
+	th->tid = t->tid;
+	th->end_reason = t->end_reason;
+	th->start_ns = t->start_realtime_ns;
+	th->end_ns = t->end_realtime_ns;
+	th->name = xstrdup(t->name);
+	th->experiment = e;
+	owner->nthreads++;
+	f->path = NULL;
+	f->mf = NULL;
+	e->thread = xrealloc(e->thread, (e->nthread + 1) * sizeof *e->thread);
+	e->thread[e->nthread++] = th;
+}
+
+/* Makes a thread of every thread file whose process is known and whose
+ * contents agree with it; reports the others. */
+static void adopt_threads(struct experiment *e, struct file_list *l, int strict, int *failed)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		struct file *f = &l->file[i];
 		if (!f->mf || f->mf->kind != MFILE_THREAD)
 			continue;
 		const struct mfile_thread *t = &f->mf->u.thread;
-		struct exp_process *owner = NULL;
-		for (size_t k = 0; k < e->nproc && !owner; k++)
-			if (e->proc[k]->p->nonce == t->process_nonce &&
-			    strcmp(e->proc[k]->dir, f->dir) == 0)
-				owner = e->proc[k];
+		struct exp_process *owner = thread_owner(e, t, f->dir);
 		char why[300];
 		const char *bad = NULL;
 		if (!owner) {
@@ -189,46 +231,46 @@ int experiment_load(struct experiment *e, char *const *dirs, int ndirs, int jobs
 			bad = cross_check(t, owner->p, why, sizeof why);
 		}
 		if (bad) {
-			problem(strict, &failed, "%s: %s; %s", f->path, bad,
-				strict ? "stopping (--strict)" : "skipped");
+			reject_file(strict, failed, f->path, bad);
 			e->files_skipped++;
 			mfile_free(f->mf);
 			f->mf = NULL;
 			continue;
 		}
-		struct exp_thread *th = xcalloc(1, sizeof *th);
-		th->path = f->path;
-		th->mf = f->mf;
-		th->t = t;
-		th->proc = owner;
-		th->id = (uint32_t)e->nthread + 1;
-		th->seq = t->seq;
-		th->tid = t->tid;
-		th->end_reason = t->end_reason;
-		th->start_ns = t->start_realtime_ns;
-		th->end_ns = t->end_realtime_ns;
-		th->name = xstrdup(t->name);
-		th->experiment = e;
-		owner->nthreads++;
-		f->path = NULL;
-		e->thread = xrealloc(e->thread, (e->nthread + 1) * sizeof *e->thread);
-		e->thread[e->nthread++] = th;
+		add_thread(e, f, owner);
 	}
-	for (size_t i = 0; i < nfiles; i++) {
-		free(files[i].path);
-		free(files[i].dir);
+}
+
+int experiment_load(struct experiment *e, char *const *dirs, int ndirs, int jobs, int strict)
+{
+	struct file_list files = { NULL, 0, 0 };
+	int failed = 0;
+
+	memset(e, 0, sizeof *e);
+	for (int d = 0; d < ndirs && !failed; d++)
+		failed = list_directory(dirs[d], &files) < 0;
+	if (!failed) {
+		qsort(files.file, files.n, sizeof *files.file, by_path);
+		progress_start("reading");
+		progress_update("%zu files", files.n);
+		parallel_for(jobs, files.n, load_one, files.file);
+		/* Processes first, so that threads can find theirs. */
+		adopt_processes(e, &files, strict, &failed);
+		adopt_threads(e, &files, strict, &failed);
+		progress_end();
+		/* Threads in process and creation order (t2 before t10), numbered so. */
+		qsort(e->thread, e->nthread, sizeof *e->thread, by_process_seq);
+		for (size_t i = 0; i < e->nthread; i++)
+			e->thread[i]->id = (uint32_t)i + 1;
 	}
-	free(files);
-	progress_end();
-	/* Threads in process and creation order (t2 before t10), numbered so. */
-	qsort(e->thread, e->nthread, sizeof *e->thread, by_process_seq);
-	for (size_t i = 0; i < e->nthread; i++)
-		e->thread[i]->id = (uint32_t)i + 1;
-	if (failed)
-		return -1;
-	if (e->nthread == 0) {
-		fprintf(stderr, "culprit: no usable thread measurements in %s%s\n", dirs[0],
-			ndirs > 1 ? " and the others" : "");
+	free_files(&files);
+	if (!failed && e->nthread == 0) {
+		msg_error("no usable thread measurements in %s%s", dirs[0],
+			  ndirs > 1 ? " and the others" : "");
+		failed = 1;
+	}
+	if (failed) {
+		experiment_free(e);
 		return -1;
 	}
 	return 0;

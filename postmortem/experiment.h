@@ -49,11 +49,12 @@ struct experiment {
 	size_t files_skipped;		/* damaged or orphaned */
 };
 
-/* Loads every measurement file in DIRS with up to JOBS threads.  Problems
- * with single files are warnings, or errors when STRICT.  Returns 0, or -1
- * after printing one line when nothing usable was found or (STRICT) a file
- * was bad. */
+/* Loads every measurement file in DIRS into *E with up to JOBS threads.
+ * Problems with single files are warnings, or errors when STRICT.  Returns
+ * 0, or -1 after printing one line when nothing usable was found or
+ * (STRICT) a file was bad; *E is then empty and needs no freeing. */
 int experiment_load(struct experiment *e, char *const *dirs, int ndirs, int jobs, int strict);
+/* Frees what *E holds and leaves it empty; freeing an empty one is a no-op. */
 void experiment_free(struct experiment *e);
 
 /* Gives every process's modules a symbolizer module. */

@@ -1,6 +1,6 @@
 /* merge.c - merges threads' trees into the experiment's calling-context
- * tree, and computes inclusive values, per-thread statistics and
- * procedure totals.
+ * tree, and computes inclusive values and per-thread statistics
+ * (procedures.c sums them by procedure).
  *
  * A thread's tree is translated node by node, parents first: a FRAME node
  * becomes a short path of contexts (the frame, the call sites of calls
@@ -555,13 +555,12 @@ static void derive(struct ctree *t, uint32_t c, double *v)
 	}
 }
 
-void ctree_add_thread(struct ctree *t, struct exp_thread *th, ctx_thread_sink sink,
-		      void *arg, double *totals)
+/* Maps every node of thread TH's tree to a context of T, adding those
+ * that are new; the map stays with TH (ctx_map) for the threads it made. */
+static uint32_t *map_thread_nodes(struct ctree *t, struct exp_thread *th)
 {
 	const struct mfile_thread *mt = th->t;
 	const struct exp_process *p = th->proc;
-	const struct experiment *e = th->experiment;
-	size_t nm = t->nmetric;
 	uint32_t *map = xmalloc(mt->nnodes * sizeof *map);
 	uint32_t *modcache = xcalloc(p->p->nmodules + 1, sizeof *modcache);
 
@@ -582,7 +581,7 @@ void ctree_add_thread(struct ctree *t, struct exp_thread *th, ctx_thread_sink si
 										: "<partial unwind>");
 			break;
 		case MFILE_NODE_REF:
-			map[i] = resolve_ref(t, th, n->key, e);
+			map[i] = resolve_ref(t, th, n->key, th->experiment);
 			break;
 		case MFILE_NODE_LOGICAL: {
 			char *name = xasprintf("<logical %u:%#llx>", n->module,
@@ -599,6 +598,18 @@ void ctree_add_thread(struct ctree *t, struct exp_thread *th, ctx_thread_sink si
 	free(modcache);
 	th->ctx_map = map;
 	th->ctx_nodes = mt->nnodes;
+	return map;
+}
+
+/* Adds thread TH's values, by context, into A (which starts empty), and
+ * its totals by metric into TOTALS: each column becomes its metric of T,
+ * scaled, and the derived metrics are computed node by node. */
+static void gather_thread_values(struct ctree *t, const struct exp_thread *th, const uint32_t *map,
+				 struct acc *a, double *totals)
+{
+	const struct mfile_thread *mt = th->t;
+	const struct exp_process *p = th->proc;
+	size_t nm = t->nmetric;
 
 	/* Which of our metrics each column is, and its scale. */
 	uint32_t *col = xmalloc((mt->ncolumns + 1) * sizeof *col);
@@ -606,9 +617,6 @@ void ctree_add_thread(struct ctree *t, struct exp_thread *th, ctx_thread_sink si
 		uint32_t ev = find_event(t, p->p->events[mt->columns[c].event].name);
 		col[c] = find_metric(t, ev, mt->columns[c].metric);
 	}
-
-	struct acc a = { .nmetric = nm, .mask = 255 };
-	a.slot = xcalloc(a.mask + 1, sizeof *a.slot);
 	double *v = xcalloc(nm, sizeof *v);
 	memset(totals, 0, nm * sizeof *totals);
 	/* Values come grouped by node; add each node's values at once. */
@@ -624,10 +632,20 @@ void ctree_add_thread(struct ctree *t, struct exp_thread *th, ctx_thread_sink si
 		derive(t, map[node], v);
 		for (size_t m = 0; m < nm; m++)
 			totals[m] += v[m];
-		acc_add(&a, t, map[node], v);
+		acc_add(a, t, map[node], v);
 	}
 	free(v);
 	free(col);
+}
+
+void ctree_add_thread(struct ctree *t, struct exp_thread *th, ctx_thread_sink sink,
+		      void *arg, double *totals)
+{
+	size_t nm = t->nmetric;
+	uint32_t *map = map_thread_nodes(t, th);
+	struct acc a = { .nmetric = nm, .mask = 255 };
+	a.slot = xcalloc(a.mask + 1, sizeof *a.slot);
+	gather_thread_values(t, th, map, &a, totals);
 
 	t->nthreads++;
 	if (th->seq != 0 && a.n) {
@@ -663,114 +681,4 @@ void ctree_add_thread(struct ctree *t, struct exp_thread *th, ctx_thread_sink si
 int ctree_secondary(const struct ctree *t, uint32_t node)
 {
 	return node < t->nsecondary && t->secondary[node];
-}
-
-/* ---- procedure totals ------------------------------------------------ */
-
-struct proc_key {
-	uint32_t procedure, module, file;
-};
-
-void ctree_procedures(const struct ctree *t, ctx_procedure_sink sink, void *arg)
-{
-	size_t n = t->n, nm = t->nmetric;
-	uint32_t *first = xmalloc(n * sizeof *first), *next = xmalloc(n * sizeof *next);
-	uint32_t *proc = xmalloc(n * sizeof *proc);	/* node -> procedure index */
-	struct proc_key *key = NULL;
-	size_t nproc = 0, cap = 0;
-	size_t mask = 1023;
-	uint32_t *slot = xcalloc(mask + 1, sizeof *slot);
-
-	memset(first, 0xff, n * sizeof *first);
-	for (size_t i = n; i-- > 1;) {
-		next[i] = first[t->node[i].parent];
-		first[t->node[i].parent] = (uint32_t)i;
-	}
-	/* Number the procedures: (name, module, definition file). */
-	for (size_t i = 0; i < n; i++) {
-		const struct ctx_node *c = &t->node[i];
-		proc[i] = CTX_NONE;
-		if (c->kind != CTX_FRAME && c->kind != CTX_INLINED)
-			continue;
-		struct proc_key k = { c->procedure, c->module, c->file };
-		size_t h = hash_mix((uint64_t)k.procedure << 32 ^ k.module ^ (uint64_t)k.file << 16) & mask;
-		while (slot[h]) {
-			struct proc_key *o = &key[slot[h] - 1];
-			if (o->procedure == k.procedure && o->module == k.module && o->file == k.file)
-				break;
-			h = (h + 1) & mask;
-		}
-		if (!slot[h]) {
-			grow_array(&key, &cap, nproc + 1, sizeof *key);
-			key[nproc++] = k;
-			slot[h] = (uint32_t)nproc;
-			if (2 * nproc > mask) {
-				size_t m2 = (mask + 1) * 2;
-				uint32_t *s2 = xcalloc(m2, sizeof *s2);
-				for (size_t q = 0; q < nproc; q++) {
-					size_t j = hash_mix((uint64_t)key[q].procedure << 32 ^ key[q].module ^
-						       (uint64_t)key[q].file << 16) & (m2 - 1);
-					while (s2[j])
-						j = (j + 1) & (m2 - 1);
-					s2[j] = (uint32_t)q + 1;
-				}
-				free(slot);
-				slot = s2;
-				mask = m2 - 1;
-				/* find it again */
-				h = hash_mix((uint64_t)k.procedure << 32 ^ k.module ^ (uint64_t)k.file << 16) & mask;
-				while (slot[h] && !(key[slot[h] - 1].procedure == k.procedure &&
-						    key[slot[h] - 1].module == k.module &&
-						    key[slot[h] - 1].file == k.file))
-					h = (h + 1) & mask;
-			}
-		}
-		proc[i] = slot[h] - 1;
-	}
-	double *incl = xcalloc(nproc * nm + 1, sizeof *incl);
-	double *excl = xcalloc(nproc * nm + 1, sizeof *excl);
-	uint32_t *active = xcalloc(nproc + 1, sizeof *active);
-
-	/* Depth-first: a frame's inclusive value counts only where no frame
-	 * of the same procedure is above it (recursion counted once). */
-	uint32_t *stack = xmalloc((n + 1) * sizeof *stack);
-	size_t sp = 0;
-	stack[sp++] = 0;
-	while (sp) {
-		uint32_t top = stack[sp - 1];
-		if (top & 0x80000000u) {	/* leaving */
-			uint32_t node = top & 0x7fffffffu;
-			sp--;
-			if (proc[node] != CTX_NONE)
-				active[proc[node]]--;
-			continue;
-		}
-		stack[sp - 1] = top | 0x80000000u;
-		uint32_t q = proc[top];
-		if (q != CTX_NONE) {
-			for (size_t m = 0; m < nm; m++) {
-				const struct ctx_stat *s = ctree_stat(t, top, (uint32_t)m);
-				if (active[q] == 0)
-					incl[q * nm + m] += s->incl;
-				excl[q * nm + m] += s->excl;
-			}
-			active[q]++;
-		}
-		for (uint32_t c = first[top]; c != CTX_NONE; c = next[c])
-			stack[sp++] = c;
-	}
-	for (size_t q = 0; q < nproc; q++)
-		for (size_t m = 0; m < nm; m++)
-			if (incl[q * nm + m] != 0 || excl[q * nm + m] != 0)
-				sink(arg, key[q].procedure, key[q].module, key[q].file, (uint32_t)m,
-				     incl[q * nm + m], excl[q * nm + m]);
-	free(stack);
-	free(active);
-	free(incl);
-	free(excl);
-	free(key);
-	free(slot);
-	free(proc);
-	free(first);
-	free(next);
 }

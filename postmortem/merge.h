@@ -141,8 +141,8 @@ int ctree_secondary(const struct ctree *t, uint32_t node);
 /* Asks the symbolizer for every address the experiment's threads hold. */
 void ctree_want_addresses(const struct experiment *e);
 
-/* Called once per procedure and metric: recursion counted once in
- * inclusive values. */
+/* Calls SINK once per procedure and metric with the procedure's totals:
+ * recursion counted once in inclusive values (procedures.c). */
 typedef void (*ctx_procedure_sink)(void *arg, uint32_t procedure, uint32_t module,
 				   uint32_t file, uint32_t metric, double incl, double excl);
 void ctree_procedures(const struct ctree *t, ctx_procedure_sink sink, void *arg);

@@ -29,7 +29,11 @@ printf '#!/bin/sh\necho hi\n' > noexec.sh
 expect 126 "Permission denied" "program not executable" "$CULPRIT" run -o x4 ./noexec.sh
 expect 126 "Is a directory" "program is a directory" "$CULPRIT" run -o x4 ./exists
 check "missing program: no directory left behind" [ ! -e x4 ]
-expect 2 "no program given" "no program" "$CULPRIT" run -o x5
+expect 2 "^culprit run: no program given" "no program" "$CULPRIT" run -o x5
+# Usage errors name their command, like getopt's.
+expect 2 "^culprit run: -o needs a directory name" "empty -o" "$CULPRIT" run -o "" "$P"
+expect 2 "^culprit run: unknown --openmp mode 'gnu'" "unknown --openmp mode" "$CULPRIT" run --openmp=gnu -o x5 "$P"
+check "usage errors: no directory was made" [ ! -e x5 ]
 "$CULPRIT" run --bogus-option > out.txt 2> err.txt
 check "unknown option: usage error" [ $? = 2 ]
 "$CULPRIT" frobnicate > out.txt 2> err.txt
@@ -41,6 +45,8 @@ f=$(one_file good/leaves-*-t0.thread)
 p=$(one_file good/leaves-*.process)
 check "good files dump cleanly" sh -c "\"$CULPRIT\" dump '$f' > /dev/null && \"$CULPRIT\" dump '$p' > /dev/null"
 size=$(wc -c < "$f")
+expect 2 "^culprit dump: .*is a process file; --tsv and --flat are for thread files" \
+	"dump --tsv of a process file" "$CULPRIT" dump --tsv "$p"
 
 # dump_fails FILE PATTERN DESCRIPTION
 dump_fails() {

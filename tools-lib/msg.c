@@ -28,6 +28,14 @@ void msg_warn(const char *fmt, ...)
 	va_end(ap);
 }
 
+void msg_note(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	say("culprit: ", fmt, ap);
+	va_end(ap);
+}
+
 int msg_usage(const char *command, const char *fmt, ...)
 {
 	va_list ap;

@@ -25,6 +25,10 @@ int msg_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* "culprit: warning: MESSAGE": something is missing or odd, the command
  * goes on. */
 void msg_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* "culprit: MESSAGE" for what a command did or chose on the user's behalf
+ * (what it wrote, which runtime it used): news, not a problem.  Commands
+ * leave these out under --quiet. */
+void msg_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* "culprit COMMAND: MESSAGE" for a command line that cannot be run as
  * written; returns EXIT_USAGE. */
 int msg_usage(const char *command, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

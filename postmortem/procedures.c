@@ -1,0 +1,146 @@
+/* procedures.c - a procedure's totals over the merged tree (merge.h's
+ * ctree_procedures): the sum of its frames' values, each procedure being
+ * a name, a module and a definition file, with recursion counted once in
+ * inclusive values.  Run once, after every thread is merged. */
+#include "hash.h"
+#include "merge.h"
+#include "tools.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* A procedure: its name, module and definition file. */
+struct proc_key {
+	uint32_t procedure, module, file;
+};
+
+/* The procedures found so far, numbered in order, with a hash index. */
+struct proc_table {
+	struct proc_key *key;	/* procedure number -> key */
+	size_t n, cap;
+	uint32_t *slot;		/* number + 1, open addressing; 0 is empty */
+	size_t mask;
+};
+
+static size_t proc_hash(const struct proc_key *k)
+{
+	return hash_mix((uint64_t)k->procedure << 32 ^ k->module ^ (uint64_t)k->file << 16);
+}
+
+static int proc_same(const struct proc_key *a, const struct proc_key *b)
+{
+	return a->procedure == b->procedure && a->module == b->module && a->file == b->file;
+}
+
+/* Doubles the index once it is half full. */
+static void proc_table_grow(struct proc_table *pt)
+{
+	size_t size = (pt->mask + 1) * 2;
+	uint32_t *slot = xcalloc(size, sizeof *slot);
+	for (size_t q = 0; q < pt->n; q++) {
+		size_t j = proc_hash(&pt->key[q]) & (size - 1);
+		while (slot[j])
+			j = (j + 1) & (size - 1);
+		slot[j] = (uint32_t)q + 1;
+	}
+	free(pt->slot);
+	pt->slot = slot;
+	pt->mask = size - 1;
+}
+
+/* The number of procedure K, adding it if new. */
+static uint32_t proc_number(struct proc_table *pt, const struct proc_key *k)
+{
+	size_t h = proc_hash(k) & pt->mask;
+	while (pt->slot[h]) {
+		if (proc_same(&pt->key[pt->slot[h] - 1], k))
+			return pt->slot[h] - 1;
+		h = (h + 1) & pt->mask;
+	}
+	grow_array(&pt->key, &pt->cap, pt->n + 1, sizeof *pt->key);
+	pt->key[pt->n++] = *k;
+	pt->slot[h] = (uint32_t)pt->n;
+	if (2 * pt->n > pt->mask)
+		proc_table_grow(pt);
+	return (uint32_t)pt->n - 1;
+}
+
+/* Sums each procedure's values over T's contexts, by metric, into INCL
+ * and EXCL (procedure * nmetric + metric); PROC maps a context to its
+ * procedure (CTX_NONE for none).  Depth-first: a frame's inclusive value
+ * counts only where no frame of the same procedure is above it
+ * (recursion counted once). */
+static void sum_procedures(const struct ctree *t, const uint32_t *proc, size_t nproc,
+			   double *incl, double *excl)
+{
+	size_t n = t->n, nm = t->nmetric;
+	uint32_t *first = xmalloc(n * sizeof *first), *next = xmalloc(n * sizeof *next);
+	uint32_t *active = xcalloc(nproc + 1, sizeof *active);
+	uint32_t *stack = xmalloc((n + 1) * sizeof *stack);
+	size_t sp = 0;
+
+	memset(first, 0xff, n * sizeof *first);
+	for (size_t i = n; i-- > 1;) {
+		next[i] = first[t->node[i].parent];
+		first[t->node[i].parent] = (uint32_t)i;
+	}
+	stack[sp++] = 0;
+	while (sp) {
+		uint32_t top = stack[sp - 1];
+		if (top & 0x80000000u) {	/* leaving */
+			uint32_t node = top & 0x7fffffffu;
+			sp--;
+			if (proc[node] != CTX_NONE)
+				active[proc[node]]--;
+			continue;
+		}
+		stack[sp - 1] = top | 0x80000000u;
+		uint32_t q = proc[top];
+		if (q != CTX_NONE) {
+			for (size_t m = 0; m < nm; m++) {
+				const struct ctx_stat *s = ctree_stat(t, top, (uint32_t)m);
+				if (active[q] == 0)
+					incl[q * nm + m] += s->incl;
+				excl[q * nm + m] += s->excl;
+			}
+			active[q]++;
+		}
+		for (uint32_t c = first[top]; c != CTX_NONE; c = next[c])
+			stack[sp++] = c;
+	}
+	free(stack);
+	free(active);
+	free(first);
+	free(next);
+}
+
+void ctree_procedures(const struct ctree *t, ctx_procedure_sink sink, void *arg)
+{
+	size_t n = t->n, nm = t->nmetric;
+	uint32_t *proc = xmalloc(n * sizeof *proc);	/* node -> procedure number */
+	struct proc_table pt = { NULL, 0, 0, NULL, 1023 };
+	pt.slot = xcalloc(pt.mask + 1, sizeof *pt.slot);
+
+	/* Number the procedures: (name, module, definition file). */
+	for (size_t i = 0; i < n; i++) {
+		const struct ctx_node *c = &t->node[i];
+		proc[i] = CTX_NONE;
+		if (c->kind != CTX_FRAME && c->kind != CTX_INLINED)
+			continue;
+		struct proc_key k = { c->procedure, c->module, c->file };
+		proc[i] = proc_number(&pt, &k);
+	}
+	double *incl = xcalloc(pt.n * nm + 1, sizeof *incl);
+	double *excl = xcalloc(pt.n * nm + 1, sizeof *excl);
+	sum_procedures(t, proc, pt.n, incl, excl);
+	for (size_t q = 0; q < pt.n; q++)
+		for (size_t m = 0; m < nm; m++)
+			if (incl[q * nm + m] != 0 || excl[q * nm + m] != 0)
+				sink(arg, pt.key[q].procedure, pt.key[q].module, pt.key[q].file,
+				     (uint32_t)m, incl[q * nm + m], excl[q * nm + m]);
+	free(incl);
+	free(excl);
+	free(pt.key);
+	free(pt.slot);
+	free(proc);
+}

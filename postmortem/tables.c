@@ -1,0 +1,522 @@
+/* tables.c - fills the database's tables for `culprit prof` (tables.h).
+ *
+ * Strings are bound without a copy and rows go in key order where the
+ * table is large: loading is most of prof's time on big experiments. */
+#define _GNU_SOURCE
+#include "config.h"
+#include "tables.h"
+#include "database.h"
+#include "diagnose.h"
+#include "experiment.h"
+#include "merge.h"
+#include "mfile_format.h"
+#include "overhead.h"
+#include "symbolize.h"
+#include "tools.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* Binds V without a copy: every string bound here outlives the statement's
+ * next step (interned strings, the experiment's records). */
+static void bind_text(sqlite3_stmt *s, int i, const char *v)
+{
+	if (v)
+		sqlite3_bind_text(s, i, v, -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(s, i);
+}
+
+static void bind_real(sqlite3_stmt *s, int i, double v)
+{
+	sqlite3_bind_double(s, i, v);
+}
+
+/* What a metric's percentages are of: the total effort of its event, or
+ * for samples, all samples.  0 when there is none. */
+static double percent_base(const struct ctree *t, uint32_t metric)
+{
+	const struct ctx_metric *m = &t->metric[metric];
+	if (strcmp(m->name, "samples") == 0)
+		return m->total;
+	uint32_t effort = t->derived[m->event].effort;
+	return effort == CTX_NONE ? 0 : t->metric[effort].total;
+}
+
+static void bind_percent(sqlite3_stmt *s, int i, double v, double base)
+{
+	if (base > 0)
+		sqlite3_bind_double(s, i, 100 * v / base);
+	else
+		sqlite3_bind_null(s, i);
+}
+
+static double seconds(uint64_t ns)
+{
+	return (double)ns / 1e9;
+}
+
+/* ---- per-thread values ----------------------------------------------------- */
+
+/* A thread's value at a context. */
+struct thread_row {
+	uint32_t ctx, metric, thread;
+	double incl, excl;
+};
+
+struct thread_values {
+	sqlite3 *db;
+	const struct ctree *tree;
+	struct thread_row *rows;	/* in the order the merge found them */
+	size_t nrows, caprows;
+	sqlite3_stmt *totals;		/* INSERT INTO thread_metrics */
+};
+
+struct thread_values *thread_values_new(sqlite3 *db, const struct ctree *tree)
+{
+	struct thread_values *v = xcalloc(1, sizeof *v);
+	v->db = db;
+	v->tree = tree;
+	v->totals = db_prepare(db, "INSERT INTO thread_metrics VALUES (?,?,?,?,?)");
+	return v;
+}
+
+void thread_values_add(void *values, const struct exp_thread *th, uint32_t ctx, uint32_t metric,
+		       double incl, double excl)
+{
+	struct thread_values *v = values;
+	grow_array(&v->rows, &v->caprows, v->nrows + 1, sizeof *v->rows);
+	v->rows[v->nrows++] = (struct thread_row){ ctx, metric, th->id, incl, excl };
+}
+
+void thread_values_totals(struct thread_values *v, const struct exp_thread *th,
+			  const double *totals)
+{
+	const struct ctree *t = v->tree;
+	sqlite3_stmt *s = v->totals;
+	for (size_t m = 0; m < t->nmetric; m++) {
+		sqlite3_bind_int64(s, 1, th->id);
+		bind_text(s, 2, t->event[t->metric[m].event].name);
+		bind_text(s, 3, t->metric[m].name);
+		bind_real(s, 4, totals[m]);
+		/* Of the thread's own effort. */
+		uint32_t effort = t->derived[t->metric[m].event].effort;
+		if (effort != CTX_NONE && strcmp(t->metric[m].name, "samples") != 0)
+			bind_percent(s, 5, totals[m], totals[effort]);
+		else
+			sqlite3_bind_null(s, 5);
+		db_step_reset(v->db, s);
+	}
+}
+
+size_t thread_values_count(const struct thread_values *v)
+{
+	return v->nrows;
+}
+
+static int by_key(const void *a, const void *b)
+{
+	const struct thread_row *x = a, *y = b;
+	if (x->ctx != y->ctx)
+		return x->ctx < y->ctx ? -1 : 1;
+	if (x->metric != y->metric)
+		return x->metric < y->metric ? -1 : 1;
+	return x->thread < y->thread ? -1 : x->thread > y->thread;
+}
+
+void thread_values_write(struct thread_values *v)
+{
+	const struct ctree *t = v->tree;
+	sqlite3_stmt *s = db_prepare(v->db, "INSERT INTO context_thread_metrics VALUES (?,?,?,?,?,?)");
+	qsort(v->rows, v->nrows, sizeof *v->rows, by_key);
+	for (size_t i = 0; i < v->nrows; i++) {
+		const struct thread_row *r = &v->rows[i];
+		const struct ctx_metric *m = &t->metric[r->metric];
+		sqlite3_bind_int64(s, 1, (sqlite3_int64)r->ctx + 1);
+		sqlite3_bind_int64(s, 2, r->thread);
+		bind_text(s, 3, t->event[m->event].name);
+		bind_text(s, 4, m->name);
+		bind_real(s, 5, r->incl);
+		bind_real(s, 6, r->excl);
+		db_step_reset(v->db, s);
+	}
+	sqlite3_finalize(s);
+	sqlite3_finalize(v->totals);
+	free(v->rows);
+	free(v);
+}
+
+/* ---- procedures ---------------------------------------------------------------- */
+
+struct procedure_writer {
+	sqlite3 *db;
+	const struct ctree *tree;
+	sqlite3_stmt *insert;		/* INSERT INTO procedure_metrics */
+};
+
+static void procedure_value(void *arg, uint32_t procedure, uint32_t module, uint32_t file,
+			    uint32_t metric, double incl, double excl)
+{
+	struct procedure_writer *w = arg;
+	const struct ctree *t = w->tree;
+	const struct ctx_metric *m = &t->metric[metric];
+	sqlite3_stmt *s = w->insert;
+	bind_text(s, 1, strtab_get(t->str, procedure));
+	bind_text(s, 2, strtab_get(t->str, module));
+	bind_text(s, 3, strtab_get(t->str, file));
+	bind_text(s, 4, t->event[m->event].name);
+	bind_text(s, 5, m->name);
+	bind_real(s, 6, incl);
+	bind_real(s, 7, excl);
+	double base = percent_base(t, metric);
+	bind_percent(s, 8, incl, base);
+	bind_percent(s, 9, excl, base);
+	db_step_reset(w->db, s);
+}
+
+void tables_write_procedures(sqlite3 *db, const struct ctree *t)
+{
+	struct procedure_writer w = { db, t, NULL };
+	w.insert = db_prepare(db, "INSERT INTO procedure_metrics VALUES (?,?,?,?,?,?,?,?,?)");
+	ctree_procedures(t, procedure_value, &w);
+	sqlite3_finalize(w.insert);
+}
+
+/* ---- the experiment, its tree and its symbols ---------------------------------- */
+
+static void write_notes(sqlite3 *db, const struct mfile *mf, uint32_t process, uint32_t thread)
+{
+	sqlite3_stmt *s = db_prepare(db, "INSERT INTO notes VALUES (?,?,?)");
+	for (uint32_t i = 0; i < mf->nnotes; i++) {
+		sqlite3_bind_int64(s, 1, process);
+		if (thread)
+			sqlite3_bind_int64(s, 2, thread);
+		else
+			sqlite3_bind_null(s, 2);
+		bind_text(s, 3, mf->notes[i]);
+		db_step_reset(db, s);
+	}
+	sqlite3_finalize(s);
+}
+
+/* WORDS joined by spaces, in a string the caller frees. */
+static char *join_words(char *const *words, size_t n)
+{
+	size_t len = 0;
+	for (size_t i = 0; i < n; i++)
+		len += strlen(words[i]) + 1;
+	char *all = xcalloc(len + 1, 1);
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			strcat(all, " ");
+		strcat(all, words[i]);
+	}
+	return all;
+}
+
+static void write_processes(sqlite3 *db, const struct experiment *e)
+{
+	sqlite3_stmt *s = db_prepare(db,
+		"INSERT INTO processes (id, pid, ppid, generation, mpi_rank, host, executable, "
+		"command, cwd, start_time, end_time, end_reason, end_status, experiment, "
+		"measurement_file) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+	for (size_t i = 0; i < e->nproc; i++) {
+		const struct exp_process *ep = e->proc[i];
+		const struct mfile_process *p = ep->p;
+		char *cmd = join_words(p->argv, p->argc);
+		sqlite3_bind_int64(s, 1, ep->id);
+		sqlite3_bind_int64(s, 2, p->pid);
+		sqlite3_bind_int64(s, 3, p->ppid);
+		sqlite3_bind_int64(s, 4, p->generation);
+		if (p->mpi_rank >= 0)
+			sqlite3_bind_int64(s, 5, p->mpi_rank);
+		else
+			sqlite3_bind_null(s, 5);
+		bind_text(s, 6, p->host);
+		bind_text(s, 7, p->exe);
+		bind_text(s, 8, cmd);
+		bind_text(s, 9, p->cwd);
+		bind_real(s, 10, seconds(p->start_realtime_ns));
+		bind_real(s, 11, seconds(p->end_realtime_ns));
+		bind_text(s, 12, mfile_end_reason_name(p->end_reason));
+		if (p->end_status >= 0)
+			sqlite3_bind_int64(s, 13, p->end_status);
+		else
+			sqlite3_bind_null(s, 13);
+		bind_text(s, 14, p->experiment);
+		bind_text(s, 15, ep->path);
+		db_step_reset(db, s);
+		write_notes(db, ep->mf, ep->id, 0);
+		free(cmd);
+	}
+	sqlite3_finalize(s);
+}
+
+static void write_threads(sqlite3 *db, const struct experiment *e)
+{
+	sqlite3_stmt *s = db_prepare(db, "INSERT INTO threads (id, process_id, pid, tid, seq, "
+				     "mpi_rank, name, start_time, end_time, end_reason, "
+				     "measurement_file) VALUES (?,?,?,?,?,?,?,?,?,?,?)");
+	sqlite3_stmt *c = db_prepare(db, "INSERT INTO thread_counters VALUES (?,?,?)");
+	for (size_t i = 0; i < e->nthread; i++) {
+		const struct exp_thread *t = e->thread[i];
+		const struct mfile_process *p = t->proc->p;
+		sqlite3_bind_int64(s, 1, t->id);
+		sqlite3_bind_int64(s, 2, t->proc->id);
+		sqlite3_bind_int64(s, 3, p->pid);
+		sqlite3_bind_int64(s, 4, t->tid);
+		sqlite3_bind_int64(s, 5, t->seq);
+		if (p->mpi_rank >= 0)
+			sqlite3_bind_int64(s, 6, p->mpi_rank);
+		else
+			sqlite3_bind_null(s, 6);
+		bind_text(s, 7, t->name);
+		bind_real(s, 8, seconds(t->start_ns));
+		bind_real(s, 9, seconds(t->end_ns));
+		bind_text(s, 10, mfile_end_reason_name(t->end_reason));
+		bind_text(s, 11, t->path);
+		db_step_reset(db, s);
+		write_notes(db, t->mf, t->proc->id, t->id);
+		for (uint32_t k = 0; k < t->t->ncounters; k++) {
+			sqlite3_bind_int64(c, 1, t->id);
+			bind_text(c, 2, t->t->counters[k].name);
+			sqlite3_bind_int64(c, 3, (sqlite3_int64)t->t->counters[k].value);
+			db_step_reset(db, c);
+		}
+	}
+	sqlite3_finalize(s);
+	sqlite3_finalize(c);
+}
+
+void tables_write_identity(sqlite3 *db, const struct experiment *e)
+{
+	write_processes(db, e);
+	write_threads(db, e);
+}
+
+static const char *event_description(const char *name)
+{
+	if (strcmp(name, "cputime") == 0)
+		return "CPU time of each thread";
+	if (strcmp(name, "realtime") == 0)
+		return "wall-clock time of each thread, blocked or not";
+	return "a perf_event counter (libpfm4 name)";
+}
+
+static const char *metric_description(const char *name)
+{
+	if (strcmp(name, "samples") == 0)
+		return "samples recorded";
+	if (strcmp(name, "work") == 0)
+		return "the event's measured value in threads that were not idle workers";
+	if (strcmp(name, "idleness") == 0)
+		return "work times idle workers over working workers: idleness blamed on the code "
+		       "that ran while other workers idled";
+	if (strcmp(name, "idleness:serial") == 0)
+		return "idleness while workers had no parallel work: serial code ran";
+	if (strcmp(name, "idleness:barrier") == 0)
+		return "idleness while workers waited at a barrier for the rest: load imbalance";
+	if (strcmp(name, "idleness:lock") == 0)
+		return "idleness while workers waited for a lock or critical section";
+	if (strcmp(name, "idleness:taskwait") == 0)
+		return "idleness while workers waited for child tasks to finish";
+	if (strcmp(name, "overhead") == 0)
+		return "work in the parallel runtime rather than the program: instructions tagged "
+		       "or matched by an overhead rule";
+	if (strcmp(name, "useful_work") == 0)
+		return "work minus overhead: the program's own computation";
+	if (strcmp(name, "effort") == 0)
+		return "work plus idleness: everything the workers spent, working or not";
+	if (strcmp(name, "measurement") == 0)
+		return "the event's value in samples taken in culprit's own work (its callbacks "
+		       "and captures), where it was paid: the measurement's cost, not in work";
+	return "";
+}
+
+void tables_write_events(sqlite3 *db, const struct ctree *t)
+{
+	sqlite3_stmt *s = db_prepare(db, "INSERT INTO events VALUES (?,?,?,?,?,?)");
+	for (size_t i = 0; i < t->nevent; i++) {
+		const struct ctx_event *ev = &t->event[i];
+		bind_text(s, 1, ev->name);
+		bind_text(s, 2, ev->unit);
+		bind_text(s, 3, mfile_source_name(ev->source));
+		if (ev->flags & MFILE_EVENT_FREQ) {
+			sqlite3_bind_null(s, 4);
+			bind_real(s, 5, (double)ev->period);
+		} else {
+			bind_real(s, 4, (double)ev->period * ev->scale);
+			if (ev->scale != 1)
+				bind_real(s, 5, 1.0 / ((double)ev->period * ev->scale));
+			else
+				sqlite3_bind_null(s, 5);
+		}
+		bind_text(s, 6, event_description(ev->name));
+		db_step_reset(db, s);
+	}
+	sqlite3_finalize(s);
+	s = db_prepare(db, "INSERT INTO metrics VALUES (?,?,?,?,?,?)");
+	for (size_t i = 0; i < t->nmetric; i++) {
+		const struct ctx_metric *m = &t->metric[i];
+		char *described = NULL;
+		bind_text(s, 1, t->event[m->event].name);
+		bind_text(s, 2, m->name);
+		bind_text(s, 3, m->unit);
+		if (strncmp(m->name, "overhead:", 9) == 0)
+			described = xasprintf("work in the parallel runtime's code classified as %s "
+					      "overhead (see contexts.overhead_by)", m->name + 9);
+		bind_text(s, 4, described ? described : metric_description(m->name));
+		bind_real(s, 5, m->total);
+		bind_percent(s, 6, m->total, percent_base(t, (uint32_t)i));
+		db_step_reset(db, s);
+		free(described);
+	}
+	sqlite3_finalize(s);
+}
+
+void tables_write_tree(sqlite3 *db, const struct ctree *t)
+{
+	sqlite3_stmt *c = db_prepare(db, "INSERT INTO contexts VALUES (?,?,?,?,?,?,?,?,?,?)");
+	sqlite3_stmt *m = db_prepare(db, "INSERT INTO context_metrics VALUES "
+					 "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+	double *base = xcalloc(t->nmetric + 1, sizeof *base);
+	for (size_t k = 0; k < t->nmetric; k++)
+		base[k] = percent_base(t, (uint32_t)k);
+	double n = t->nthreads ? (double)t->nthreads : 1;
+
+	/* One table at a time: each insert then appends to one B-tree. */
+	for (size_t i = 0; i < t->n; i++) {
+		const struct ctx_node *node = &t->node[i];
+		sqlite3_bind_int64(c, 1, (sqlite3_int64)i + 1);
+		if (node->parent == CTX_NONE)
+			sqlite3_bind_null(c, 2);
+		else
+			sqlite3_bind_int64(c, 2, (sqlite3_int64)node->parent + 1);
+		sqlite3_bind_int64(c, 3, node->depth);
+		bind_text(c, 4, ctx_kind_name[node->kind]);
+		bind_text(c, 5, strtab_get(t->str, node->procedure));
+		bind_text(c, 6, strtab_get(t->str, node->module));
+		bind_text(c, 7, strtab_get(t->str, node->file));
+		if (node->line)
+			sqlite3_bind_int64(c, 8, node->line);
+		else
+			sqlite3_bind_null(c, 8);
+		const struct ctx_class *cls = ctree_class(t, (uint32_t)i);
+		bind_text(c, 9, cls ? strtab_get(t->str, cls->type) : NULL);
+		bind_text(c, 10, cls ? strtab_get(t->str, cls->by) : NULL);
+		db_step_reset(db, c);
+	}
+	progress_update("context values");
+	for (size_t i = 0; i < t->n; i++) {
+		for (size_t k = 0; k < t->nmetric; k++) {
+			const struct ctx_stat *s = ctree_stat(t, (uint32_t)i, (uint32_t)k);
+			if (s->incl == 0 && s->excl == 0)
+				continue;
+			double im = s->incl / n, em = s->excl / n;
+			double iv = s->incl_sq / n - im * im, ev = s->excl_sq / n - em * em;
+			sqlite3_bind_int64(m, 1, (sqlite3_int64)i + 1);
+			bind_text(m, 2, t->event[t->metric[k].event].name);
+			bind_text(m, 3, t->metric[k].name);
+			bind_real(m, 4, s->incl);
+			bind_real(m, 5, s->excl);
+			bind_real(m, 6, im);
+			bind_real(m, 7, s->incl_n < t->nthreads ? 0 : s->incl_min);
+			bind_real(m, 8, s->incl_max);
+			bind_real(m, 9, sqrt(iv > 0 ? iv : 0));
+			bind_real(m, 10, em);
+			bind_real(m, 11, s->excl_n < t->nthreads ? 0 : s->excl_min);
+			bind_real(m, 12, s->excl_max);
+			bind_real(m, 13, sqrt(ev > 0 ? ev : 0));
+			bind_percent(m, 14, s->incl, base[k]);
+			bind_percent(m, 15, s->excl, base[k]);
+			db_step_reset(db, m);
+		}
+	}
+	free(base);
+	sqlite3_finalize(c);
+	sqlite3_finalize(m);
+}
+
+void tables_write_modules(sqlite3 *db, struct symbolizer *sym)
+{
+	sqlite3_stmt *s = db_prepare(db, "INSERT INTO modules VALUES (?,?,?,?,?,?)");
+	for (size_t i = 0; i < symbolizer_count(sym); i++) {
+		struct sym_module *m = symbolizer_at(sym, i);
+		sqlite3_bind_int64(s, 1, (sqlite3_int64)i + 1);
+		/* The name contexts.module uses: [vdso] for the kernel's. */
+		bind_text(s, 2, sym_module_name(m));
+		char id[129];
+		sym_module_build_id(m, id);
+		bind_text(s, 3, id[0] ? id : NULL);
+		sqlite3_bind_int64(s, 4, sym_module_has_lines(m));
+		bind_text(s, 5, sym_module_used(m) ? sym_module_problem(m) : NULL);
+		bind_text(s, 6, sym_module_path(m));
+		db_step_reset(db, s);
+	}
+	sqlite3_finalize(s);
+}
+
+void tables_write_info(sqlite3 *db, char *const *dirs, int ndirs)
+{
+	sqlite3_stmt *s = db_prepare(db, "INSERT INTO culprit_info VALUES (?,?)");
+	char when[64];
+	time_t t = time(NULL);
+	struct tm tm;
+	strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%S%z", localtime_r(&t, &tm));
+	char *all = join_words(dirs, (size_t)ndirs);
+	const char *kv[][2] = {
+		{ "format", "culprit" },
+		{ "culprit_version", PACKAGE_VERSION },
+		{ "created", when },
+		{ "measurements", all },
+	};
+	for (size_t i = 0; i < sizeof kv / sizeof kv[0]; i++) {
+		bind_text(s, 1, kv[i][0]);
+		bind_text(s, 2, kv[i][1]);
+		db_step_reset(db, s);
+	}
+	char v[16];
+	snprintf(v, sizeof v, "%d", DB_SCHEMA_VERSION);
+	bind_text(s, 1, "schema_version");
+	bind_text(s, 2, v);
+	db_step_reset(db, s);
+	sqlite3_finalize(s);
+	free(all);
+}
+
+/* ---- how the figures were made ---------------------------------------------- */
+
+void tables_write_rules(sqlite3 *db, const struct ovh_rules *rules)
+{
+	sqlite3_stmt *s = db_prepare(db, "INSERT INTO overhead_rules VALUES (?,?,?,?,?)");
+	for (size_t i = 0; i < rules->n; i++) {
+		const struct ovh_rule *r = &rules->rule[i];
+		sqlite3_bind_int64(s, 1, (sqlite3_int64)i + 1);
+		bind_text(s, 2, ovh_field_name[r->field]);
+		bind_text(s, 3, r->pattern);
+		bind_text(s, 4, r->type);
+		bind_text(s, 5, r->origin);
+		db_step_reset(db, s);
+	}
+	sqlite3_finalize(s);
+}
+
+void tables_write_thresholds(sqlite3 *db, const struct diag_thresholds *th)
+{
+	sqlite3_stmt *s = db_prepare(db, "INSERT INTO culprit_info VALUES (?,?)");
+	const char *key[] = { "diagnose_idleness_percent", "diagnose_overhead_percent",
+			      "diagnose_share_percent" };
+	double v[] = { th->idleness, th->overhead, th->share };
+	for (int i = 0; i < 3; i++) {
+		char buf[32];
+		snprintf(buf, sizeof buf, "%g", 100 * v[i]);
+		bind_text(s, 1, key[i]);
+		bind_text(s, 2, buf);
+		db_step_reset(db, s);
+	}
+	sqlite3_finalize(s);
+}
+

@@ -1,0 +1,58 @@
+/* tables.h - `culprit prof`'s writes: each table of the database (the
+ * schema is database.c's) filled from the loaded experiment, the merged
+ * tree, the symbols and the overhead rules.
+ *
+ * Every function here writes inside the caller's transaction and, like
+ * db_step_reset, ends the command on a database error: a failed write
+ * leaves nothing worth keeping. */
+#ifndef CULPRIT_TABLES_H
+#define CULPRIT_TABLES_H
+
+#include <sqlite3.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct ctree;
+struct diag_thresholds;
+struct exp_thread;
+struct experiment;
+struct ovh_rules;
+struct symbolizer;
+
+/* culprit_info: the format, culprit's version, when, from which DIRS. */
+void tables_write_info(sqlite3 *db, char *const *dirs, int ndirs);
+/* processes, threads, thread_counters and notes: who was measured. */
+void tables_write_identity(sqlite3 *db, const struct experiment *e);
+/* events and metrics, with their descriptions and totals. */
+void tables_write_events(sqlite3 *db, const struct ctree *t);
+/* contexts and context_metrics: the merged tree and its statistics. */
+void tables_write_tree(sqlite3 *db, const struct ctree *t);
+/* procedure_metrics: each procedure's values, summed over its contexts. */
+void tables_write_procedures(sqlite3 *db, const struct ctree *t);
+/* modules: every module symbolized, with what was wrong with it. */
+void tables_write_modules(sqlite3 *db, struct symbolizer *sym);
+/* overhead_rules, in the order they were tried. */
+void tables_write_rules(sqlite3 *db, const struct ovh_rules *rules);
+/* The diagnoses' thresholds, into culprit_info. */
+void tables_write_thresholds(sqlite3 *db, const struct diag_thresholds *th);
+
+/* Each thread's values, gathered while the threads are merged one by one
+ * and written (context_thread_metrics) once all are in, in key order:
+ * inserting them thread by thread scattered them over the whole table,
+ * several times slower.  TREE must outlive the object. */
+struct thread_values;
+
+struct thread_values *thread_values_new(sqlite3 *db, const struct ctree *tree);
+/* ctree_add_thread's sink (a ctx_thread_sink): keeps one value of thread TH. */
+void thread_values_add(void *values, const struct exp_thread *th, uint32_t ctx, uint32_t metric,
+		       double incl, double excl);
+/* Writes thread TH's TOTALS (by metric, as ctree_add_thread left them)
+ * into thread_metrics now: they are small. */
+void thread_values_totals(struct thread_values *v, const struct exp_thread *th,
+			  const double *totals);
+/* How many values are waiting. */
+size_t thread_values_count(const struct thread_values *v);
+/* Writes the values into context_thread_metrics and frees V. */
+void thread_values_write(struct thread_values *v);
+
+#endif
