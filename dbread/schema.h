@@ -56,6 +56,15 @@
 #define CAUSE_LOCK		"idleness:lock"		/* waiting for locks */
 #define CAUSE_TASKWAIT		"idleness:taskwait"	/* waiting for child tasks */
 
+/* ---- measurement_quality.item ---- */
+#define QUALITY_CULPRIT		"culprit"		/* culprit's own work */
+#define QUALITY_CALLBACKS	"culprit:callbacks"	/* ... in its callbacks */
+#define QUALITY_HANDLER		"culprit:handler"	/* ... in its sample handler */
+#define QUALITY_SAMPLES		"samples"		/* samples taken */
+#define QUALITY_PARTIAL		"samples:partial"	/* with a partial path */
+#define QUALITY_TRUNCATED	"samples:truncated"	/* cut at the depth limit */
+#define QUALITY_DROPPED		"samples:dropped"	/* dropped */
+
 /* ---- diagnoses.scope ---- */
 #define DIAG_SCOPE_INCLUSIVE	"inclusive"	/* the context and all below it */
 #define DIAG_SCOPE_RUNTIME	"runtime"	/* the frame's runtime calls */

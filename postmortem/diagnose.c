@@ -516,7 +516,7 @@ static void diagnose_event(sqlite3 *db, sqlite3_stmt *ins, const struct ctree *t
 	if (total <= 0)
 		return;
 	struct ev_metrics m = { d->effort, d->idleness, d->overhead,
-				find_metric(t, ev, "idleness:serial") };
+				find_metric(t, ev, CAUSE_SERIAL) };
 
 	struct walk w = { .t = t, .s = s };
 	w.c = xcalloc(t->n + 1, sizeof *w.c);

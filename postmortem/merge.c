@@ -15,6 +15,7 @@
 #include "merge.h"
 #include "mfile_format.h"
 #include "overhead.h"
+#include "schema.h"
 #include "symbolize.h"
 #include "tools.h"
 
@@ -23,11 +24,11 @@
 #include <string.h>
 
 const char *const ctx_kind_name[CTX_KINDS] = {
-	[CTX_ROOT] = "root",
-	[CTX_FRAME] = "frame",
-	[CTX_INLINED] = "inlined",
-	[CTX_CALLSITE] = "callsite",
-	[CTX_STATEMENT] = "statement",
+	[CTX_ROOT] = KIND_ROOT,
+	[CTX_FRAME] = KIND_FRAME,
+	[CTX_INLINED] = KIND_INLINED,
+	[CTX_CALLSITE] = KIND_CALLSITE,
+	[CTX_STATEMENT] = KIND_STATEMENT,
 };
 
 static uint64_t node_hash(const struct ctx_node *n)
@@ -113,8 +114,8 @@ static uint32_t find_metric(const struct ctree *t, uint32_t event, const char *n
  * overhead, useful_work, effort, and the rest by name. */
 static int metric_rank(const char *name)
 {
-	static const char *const first[] = { "samples", "work", "idleness", "overhead",
-					     "useful_work", "effort" };
+	static const char *const first[] = { MET_SAMPLES, MET_WORK, MET_IDLENESS, MET_OVERHEAD,
+					     MET_USEFUL, MET_EFFORT };
 	for (int i = 0; i < 6; i++)
 		if (strcmp(name, first[i]) == 0)
 			return i;
@@ -138,7 +139,7 @@ static void add_metric(struct ctree *t, size_t *cap, uint32_t ev, const char *na
 		return;
 	grow_array(&t->metric, cap, t->nmetric + 1, sizeof *t->metric);
 	struct ctx_metric *m = &t->metric[t->nmetric++];
-	int samples = strcmp(name, "samples") == 0;
+	int samples = strcmp(name, MET_SAMPLES) == 0;
 	m->event = ev;
 	m->name = xstrdup(name);
 	m->unit = xstrdup(samples ? "samples" : t->event[ev].unit);
@@ -184,13 +185,13 @@ struct ctree *ctree_new(const struct experiment *e, const struct ovh_rules *rule
 	for (size_t k = 0; k < ntypes; k++)
 		t->otype[t->notype++] = intern(t, types[k]);
 	for (uint32_t ev = 0; ev < t->nevent; ev++) {
-		if (find_metric(t, ev, "work") == CTX_NONE)
+		if (find_metric(t, ev, MET_WORK) == CTX_NONE)
 			continue;
-		add_metric(t, &cap, ev, "overhead");
-		add_metric(t, &cap, ev, "useful_work");
-		add_metric(t, &cap, ev, "effort");
+		add_metric(t, &cap, ev, MET_OVERHEAD);
+		add_metric(t, &cap, ev, MET_USEFUL);
+		add_metric(t, &cap, ev, MET_EFFORT);
 		for (size_t k = 0; k < ntypes; k++) {
-			char *name = xasprintf("overhead:%s", types[k]);
+			char *name = xasprintf(MET_OVERHEAD_PREFIX "%s", types[k]);
 			add_metric(t, &cap, ev, name);
 			free(name);
 		}
@@ -199,14 +200,14 @@ struct ctree *ctree_new(const struct experiment *e, const struct ovh_rules *rule
 	t->derived = xcalloc(t->nevent + 1, sizeof *t->derived);
 	for (uint32_t ev = 0; ev < t->nevent; ev++) {
 		struct ctx_derived *d = &t->derived[ev];
-		d->work = find_metric(t, ev, "work");
-		d->idleness = find_metric(t, ev, "idleness");
-		d->overhead = find_metric(t, ev, "overhead");
-		d->useful = find_metric(t, ev, "useful_work");
-		d->effort = find_metric(t, ev, "effort");
+		d->work = find_metric(t, ev, MET_WORK);
+		d->idleness = find_metric(t, ev, MET_IDLENESS);
+		d->overhead = find_metric(t, ev, MET_OVERHEAD);
+		d->useful = find_metric(t, ev, MET_USEFUL);
+		d->effort = find_metric(t, ev, MET_EFFORT);
 		d->typed = xcalloc(ntypes + 1, sizeof *d->typed);
 		for (size_t k = 0; k < ntypes; k++) {
-			char *name = xasprintf("overhead:%s", types[k]);
+			char *name = xasprintf(MET_OVERHEAD_PREFIX "%s", types[k]);
 			d->typed[k] = find_metric(t, ev, name);
 			free(name);
 		}

@@ -67,7 +67,7 @@ static void put(sqlite3 *db, sqlite3_stmt *ins, const char *item, double value, 
 
 void quality_write(sqlite3 *db)
 {
-	sqlite3_stmt *ins = db_prepare(db, "INSERT INTO measurement_quality VALUES (?,?,?,?,?)");
+	sqlite3_stmt *ins = db_prepare(db, "INSERT INTO " TBL_MEASUREMENT_QUALITY " VALUES (?,?,?,?,?)");
 	double measured = counter(db, "measurement_samples");
 	double taken = counter(db, "samples") + counter(db, "idle_samples") + measured +
 		       counter(db, "dropped:tree_full") + counter(db, "dropped:busy");
@@ -79,28 +79,28 @@ void quality_write(sqlite3 *db)
 	if (ev) {
 		char idle[96];
 		snprintf(idle, sizeof idle, "idle_value:%s", ev);
-		double callbacks = total(db, ev, "measurement");
-		double whole = total(db, ev, "work") + counter(db, idle) * 1e-9 + callbacks + handler;
+		double callbacks = total(db, ev, MET_MEASUREMENT);
+		double whole = total(db, ev, MET_WORK) + counter(db, idle) * 1e-9 + callbacks + handler;
 		static const char callbacks_advice[] =
 			"mostly following the runtime, a record per task or region: coarser "
 			"tasks cost less; it is kept out of the program's figures";
 		static const char handler_advice[] =
 			"mostly taking samples: lower the sampling rate (-e CPUTIME@f250)";
-		put(db, ins, "culprit", callbacks + handler, "seconds", whole,
+		put(db, ins, QUALITY_CULPRIT, callbacks + handler, "seconds", whole,
 		    callbacks > handler ? callbacks_advice : handler_advice);
-		put(db, ins, "culprit:callbacks", callbacks, "seconds", whole, callbacks_advice);
-		put(db, ins, "culprit:handler", handler, "seconds", whole, handler_advice);
+		put(db, ins, QUALITY_CALLBACKS, callbacks, "seconds", whole, callbacks_advice);
+		put(db, ins, QUALITY_HANDLER, handler, "seconds", whole, handler_advice);
 		free(ev);
 	} else {
-		put(db, ins, "culprit", measured, "samples", taken,
+		put(db, ins, QUALITY_CULPRIT, measured, "samples", taken,
 		    "samples in culprit's own work: lower the sampling rate");
 	}
-	put(db, ins, "samples", taken, "samples", taken, "");
-	put(db, ins, "samples:partial", counter(db, "unwind:partial"), "samples", taken,
+	put(db, ins, QUALITY_SAMPLES, taken, "samples", taken, "");
+	put(db, ins, QUALITY_PARTIAL, counter(db, "unwind:partial"), "samples", taken,
 	    "no unwind information past some frame: build with -g, or with frame pointers");
-	put(db, ins, "samples:truncated", counter(db, "unwind:truncated"), "samples", taken,
+	put(db, ins, QUALITY_TRUNCATED, counter(db, "unwind:truncated"), "samples", taken,
 	    "deeper than the depth limit: raise it (culprit run --max-depth)");
-	put(db, ins, "samples:dropped", counter(db, "dropped:tree_full") + counter(db, "dropped:busy"),
+	put(db, ins, QUALITY_DROPPED, counter(db, "dropped:tree_full") + counter(db, "dropped:busy"),
 	    "samples", taken, "calling-context trees full (raise CULPRIT_MAX_NODES), or taken "
 	    "while culprit unwound");
 	sqlite3_finalize(ins);
@@ -109,10 +109,10 @@ void quality_write(sqlite3 *db)
 int quality_warning(sqlite3 *db, char *buf, size_t size)
 {
 	static const char *const what[][2] = {
-		{ "culprit", "culprit's own work took" },
-		{ "samples:partial", "samples with partial paths:" },
-		{ "samples:truncated", "samples cut at the depth limit:" },
-		{ "samples:dropped", "samples dropped:" },
+		{ QUALITY_CULPRIT, "culprit's own work took" },
+		{ QUALITY_PARTIAL, "samples with partial paths:" },
+		{ QUALITY_TRUNCATED, "samples cut at the depth limit:" },
+		{ QUALITY_DROPPED, "samples dropped:" },
 	};
 	sqlite3_stmt *s = db_prepare(db, "SELECT percent, advice FROM measurement_quality "
 					 "WHERE item = ?");

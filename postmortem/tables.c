@@ -40,7 +40,7 @@ static void bind_real(sqlite3_stmt *s, int i, double v)
 static double percent_base(const struct ctree *t, uint32_t metric)
 {
 	const struct ctx_metric *m = &t->metric[metric];
-	if (strcmp(m->name, "samples") == 0)
+	if (strcmp(m->name, MET_SAMPLES) == 0)
 		return m->total;
 	uint32_t effort = t->derived[m->event].effort;
 	return effort == CTX_NONE ? 0 : t->metric[effort].total;
@@ -104,7 +104,7 @@ void thread_values_totals(struct thread_values *v, const struct exp_thread *th,
 		bind_real(s, 4, totals[m]);
 		/* Of the thread's own effort. */
 		uint32_t effort = t->derived[t->metric[m].event].effort;
-		if (effort != CTX_NONE && strcmp(t->metric[m].name, "samples") != 0)
+		if (effort != CTX_NONE && strcmp(t->metric[m].name, MET_SAMPLES) != 0)
 			bind_percent(s, 5, totals[m], totals[effort]);
 		else
 			sqlite3_bind_null(s, 5);
@@ -308,29 +308,29 @@ static const char *event_description(const char *name)
 
 static const char *metric_description(const char *name)
 {
-	if (strcmp(name, "samples") == 0)
+	if (strcmp(name, MET_SAMPLES) == 0)
 		return "samples recorded";
-	if (strcmp(name, "work") == 0)
+	if (strcmp(name, MET_WORK) == 0)
 		return "the event's measured value in threads that were not idle workers";
-	if (strcmp(name, "idleness") == 0)
+	if (strcmp(name, MET_IDLENESS) == 0)
 		return "work times idle workers over working workers: idleness blamed on the code "
 		       "that ran while other workers idled";
-	if (strcmp(name, "idleness:serial") == 0)
+	if (strcmp(name, CAUSE_SERIAL) == 0)
 		return "idleness while workers had no parallel work: serial code ran";
-	if (strcmp(name, "idleness:barrier") == 0)
+	if (strcmp(name, CAUSE_BARRIER) == 0)
 		return "idleness while workers waited at a barrier for the rest: load imbalance";
-	if (strcmp(name, "idleness:lock") == 0)
+	if (strcmp(name, CAUSE_LOCK) == 0)
 		return "idleness while workers waited for a lock or critical section";
-	if (strcmp(name, "idleness:taskwait") == 0)
+	if (strcmp(name, CAUSE_TASKWAIT) == 0)
 		return "idleness while workers waited for child tasks to finish";
-	if (strcmp(name, "overhead") == 0)
+	if (strcmp(name, MET_OVERHEAD) == 0)
 		return "work in the parallel runtime rather than the program: instructions tagged "
 		       "or matched by an overhead rule";
-	if (strcmp(name, "useful_work") == 0)
+	if (strcmp(name, MET_USEFUL) == 0)
 		return "work minus overhead: the program's own computation";
-	if (strcmp(name, "effort") == 0)
+	if (strcmp(name, MET_EFFORT) == 0)
 		return "work plus idleness: everything the workers spent, working or not";
-	if (strcmp(name, "measurement") == 0)
+	if (strcmp(name, MET_MEASUREMENT) == 0)
 		return "the event's value in samples taken in culprit's own work (its callbacks "
 		       "and captures), where it was paid: the measurement's cost, not in work";
 	return "";
@@ -365,7 +365,7 @@ void tables_write_events(sqlite3 *db, const struct ctree *t)
 		bind_text(s, 1, t->event[m->event].name);
 		bind_text(s, 2, m->name);
 		bind_text(s, 3, m->unit);
-		if (strncmp(m->name, "overhead:", 9) == 0)
+		if (strncmp(m->name, MET_OVERHEAD_PREFIX, strlen(MET_OVERHEAD_PREFIX)) == 0)
 			described = xasprintf("work in the parallel runtime's code classified as %s "
 					      "overhead (see contexts.overhead_by)", m->name + 9);
 		bind_text(s, 4, described ? described : metric_description(m->name));
@@ -468,7 +468,7 @@ void tables_write_info(sqlite3 *db, char *const *dirs, int ndirs)
 	strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%S%z", localtime_r(&t, &tm));
 	char *all = join_words(dirs, (size_t)ndirs);
 	const char *kv[][2] = {
-		{ "format", "culprit" },
+		{ INFO_FORMAT_KEY, INFO_FORMAT_VALUE },
 		{ "culprit_version", PACKAGE_VERSION },
 		{ "created", when },
 		{ "measurements", all },

@@ -38,13 +38,13 @@ static const char summary_order[] =
 static int put_quality(const struct report *r)
 {
 	static const char *const label[][2] = {
-		{ "culprit", "culprit itself" },
-		{ "culprit:callbacks", "  in its callbacks" },
-		{ "culprit:handler", "  in its sample handler" },
-		{ "samples", "samples taken" },
-		{ "samples:partial", "  with a partial path" },
-		{ "samples:truncated", "  cut at the depth limit" },
-		{ "samples:dropped", "  dropped" },
+		{ QUALITY_CULPRIT, "culprit itself" },
+		{ QUALITY_CALLBACKS, "  in its callbacks" },
+		{ QUALITY_HANDLER, "  in its sample handler" },
+		{ QUALITY_SAMPLES, "samples taken" },
+		{ QUALITY_PARTIAL, "  with a partial path" },
+		{ QUALITY_TRUNCATED, "  cut at the depth limit" },
+		{ QUALITY_DROPPED, "  dropped" },
 	};
 	if (!dbr_has(r->db, TBL_MEASUREMENT_QUALITY))
 		return 0;
