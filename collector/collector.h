@@ -249,7 +249,6 @@ struct culprit_thread {
 	_Atomic(struct culprit_ctx *) ctx;	/* the record the thread's work runs under */
 	struct ctx_pool *ctx_pool;	/* where its records come from; kept with the slot */
 	struct capture_memo *capture_memo;	/* remembered captures (capture.c); kept */
-	void *plugin_data[4];		/* per-thread state of plugins (by plugin index) */
 	double idle_value[EVENT_MAX];	/* event value in idle samples */
 	int fallback_errno[EVENT_MAX];	/* nonzero: a timer replaced perf_event */
 	struct worker_slot *worker_slot;	/* its worker state (workers.c); NULL: no worker */
@@ -305,6 +304,21 @@ HIDDEN void culprit_thread_process_init(void);
 HIDDEN void culprit_thread_signal_setup(struct culprit_thread *t);
 
 /* ---- the sample path (sample.c, unwind.c) -------------------------------- */
+
+/* A calling context, innermost frame first, below a root.  The root is the
+ * thread's own root (MFILE_NODE_ROOT), a marker for paths that could not
+ * be completed (MFILE_NODE_MARKER, root_key = enum mfile_marker), or a
+ * logical root in another thread's tree (MFILE_NODE_REF). */
+struct culprit_path {
+	struct culprit_frame *frame;	/* frame[0] is the innermost */
+	int n;				/* frames in use */
+	int max;			/* capacity of frame[] */
+	uint8_t root_kind;
+	uint64_t root_key;
+	const void *ucontext;		/* the interrupted context (ucontext_t) */
+	int cut;			/* frames were left out in the middle, where a
+					   MFILE_NODE_MARKER frame stands */
+};
 
 /* Unwinds the sample interrupted at UC, places it in its logical context
  * and inserts it into T's tree: the leaf node, or CCT_NONE when the tree
@@ -418,11 +432,6 @@ HIDDEN void plugins_thread_begin(void *cookies[]);
 #define MAX_PLUGINS 16
 HIDDEN void plugins_thread_end(void);
 HIDDEN void plugins_fork_child(void);
-/* async-signal-safe */
-HIDDEN void plugins_logical_unwind(struct culprit_path *path);
-/* Whether some plugin rewrites paths (logical_unwind): they must then be
- * built whole.  async-signal-safe. */
-HIDDEN int plugins_rewrite_paths(void);
 /* Whether some plugin's runtime has tasks queued.  async-signal-safe. */
 HIDDEN int plugins_tasks_pending(void);
 
@@ -441,9 +450,6 @@ HIDDEN void workers_counts(struct worker_counts *out, uint64_t at,
 /* Thread T's worker state and (if CAUSE) its cause.  async-signal-safe. */
 HIDDEN enum culprit_worker_state workers_state(const struct culprit_thread *t,
 					       enum culprit_idle_cause *cause);
-/* The calling thread's plugins, and the plugin index of OPS (for
- * plugin_data); -1 when not active. */
-HIDDEN int plugins_index(const struct culprit_plugin *ops);
 HIDDEN void workers_thread_end(struct culprit_thread *t);
 HIDDEN void workers_fork_child(void);
 

@@ -1,9 +1,9 @@
 /* plugin.h - the interface between the collector core and unwind plugins.
  *
- * The core samples a thread and unwinds its native frames into a
- * culprit_path.  Parallel runtimes scatter a program's calling context over
- * threads: a worker's stack starts in the runtime's scheduler, not in the
- * code that created the work it runs.  Logical context records put it back
+ * The core samples a thread and unwinds its native frames into a path.
+ * Parallel runtimes scatter a program's calling context over threads: a
+ * worker's stack starts in the runtime's scheduler, not in the code that
+ * created the work it runs.  Logical context records put it back
  * together:
  *
  *   - When work is created (a thread, a parallel region, a task), the
@@ -30,7 +30,7 @@
 
 #include <stdint.h>
 
-#define CULPRIT_PLUGIN_ABI 4
+#define CULPRIT_PLUGIN_ABI 5
 
 /* One element of a path.  Native frames carry an address, which the core
  * maps to (module, offset) when it inserts the path; logical frames carry
@@ -122,21 +122,6 @@ int culprit_collecting(void);
 /* Whether ADDR is in culprit's own code.  async-signal-safe. */
 int culprit_in_collector(uint64_t addr);
 
-/* A calling context, innermost frame first, below a root.  The root is the
- * thread's own root (MFILE_NODE_ROOT), a marker for paths that could not
- * be completed (MFILE_NODE_MARKER, root_key = enum mfile_marker), or a
- * logical root in another thread's tree (MFILE_NODE_REF). */
-struct culprit_path {
-	struct culprit_frame *frame;	/* frame[0] is the innermost */
-	int n;				/* frames in use */
-	int max;			/* capacity of frame[] */
-	uint8_t root_kind;
-	uint64_t root_key;
-	const void *ucontext;		/* the interrupted context (ucontext_t) */
-	int cut;			/* frames were left out in the middle, where a
-					   MFILE_NODE_MARKER frame stands */
-};
-
 /* Worker states, as runtimes declare them. */
 enum culprit_worker_state {
 	CULPRIT_NOT_WORKER = 0,	/* not part of a worker pool: never idle */
@@ -177,9 +162,6 @@ struct culprit_plugin {
 	/* In the child of fork(), which has only the forking thread. */
 	void (*fork_child)(void);
 
-	/* async-signal-safe: adjust PATH after the core has placed it in its
-	 * logical context.  Runs for every sample of a working thread. */
-	void (*logical_unwind)(struct culprit_path *path);
 	/* async-signal-safe: whether the runtime has tasks created and not
 	 * yet started, which its waiting workers would run.  Asked at samples
 	 * while some worker is CULPRIT_WAITING. */
