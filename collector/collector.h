@@ -227,6 +227,7 @@ enum thread_counter {
 	CNT_HANDLER_NS,		/* time spent in our sample handler */
 	CNT_CAPTURES,		/* logical context records made on the thread */
 	CNT_CAPTURES_UNWOUND,	/* ... of which by unwinding (the rest remembered) */
+	CNT_CTX_FREED,		/* records whose last reference the thread dropped */
 	CNT_MAX
 };
 HIDDEN extern const char *const culprit_counter_names[CNT_MAX];

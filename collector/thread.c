@@ -43,6 +43,7 @@ const char *const culprit_counter_names[CNT_MAX] = {
 	[CNT_HANDLER_NS] = "collector:handler_ns",
 	[CNT_CAPTURES] = "context:captures",
 	[CNT_CAPTURES_UNWOUND] = "context:captures_unwound",
+	[CNT_CTX_FREED] = "context:freed",
 };
 
 struct culprit_thread *culprit_thread_list(void)
