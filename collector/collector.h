@@ -282,7 +282,9 @@ static inline struct culprit_thread *culprit_thread_self(void)
 	return culprit_self;
 }
 /* Starts sampling the calling thread; COOKIES are what the plugins left at
- * its creation (NULL: none).  Returns its state or NULL. */
+ * its creation (NULL: none), handed to them, or given back to them
+ * (plugins_release) when the thread is not sampled.  Returns its state or
+ * NULL. */
 HIDDEN struct culprit_thread *culprit_thread_begin(int is_main, void *cookies[]);
 /* Stops sampling the calling thread and writes its file. */
 HIDDEN void culprit_thread_end(uint32_t reason);
@@ -426,11 +428,19 @@ HIDDEN int writer_process_file(uint32_t reason, int status);
 
 /* ---- plugins and workers (plugin.c, workers.c) ----------------------------- */
 
+/* The most plugins taking part in a process; cookie arrays have this size. */
+#define MAX_PLUGINS 16
+/* Calls every linked plugin's init, at collector start, and keeps those that
+ * take part; then their fini, at process end. */
 HIDDEN void plugins_init(void);
 HIDDEN void plugins_fini(void);
+/* In a thread about to create another: fills COOKIES[MAX_PLUGINS], which
+ * go either to plugins_thread_begin in the new thread or, when that thread
+ * will not be sampled or was not made, to plugins_release. */
 HIDDEN void plugins_thread_create(void *cookies[]);
+HIDDEN void plugins_release(void *cookies[]);
+/* In a new sampled thread (COOKIES NULL: none, the main thread). */
 HIDDEN void plugins_thread_begin(void *cookies[]);
-#define MAX_PLUGINS 16
 HIDDEN void plugins_thread_end(void);
 HIDDEN void plugins_fork_child(void);
 /* Whether some plugin's runtime has tasks queued.  async-signal-safe. */

@@ -54,6 +54,14 @@ void plugins_thread_create(void *cookies[])
 	}
 }
 
+void plugins_release(void *cookies[])
+{
+	CULPRIT_MEASURED;
+	for (int i = 0; i < nactive; i++)
+		if (active[i]->release)
+			active[i]->release(cookies[i]);
+}
+
 void plugins_thread_begin(void *cookies[])
 {
 	CULPRIT_MEASURED;

@@ -153,8 +153,14 @@ struct culprit_plugin {
 	/* Process end, before the measurement files are written. */
 	void (*fini)(void);
 	/* In a thread about to create another (pthread_create): *COOKIE is
-	 * handed to thread_begin in the new thread. */
+	 * handed to thread_begin in the new thread, or else to release. */
 	void (*thread_create)(void **cookie);
+	/* COOKIE, from thread_create, reaches no thread_begin: the creating
+	 * call failed (in the creating thread, after pthread_create returned
+	 * an error), or the new thread is not sampled (in that thread: the
+	 * process is ending).  Give back what COOKIE holds, such as the
+	 * reference of a captured record (culprit_ctx_release). */
+	void (*release)(void *cookie);
 	/* In a new thread, before it is sampled (COOKIE NULL for the main
 	 * thread); and as it ends. */
 	void (*thread_begin)(void *cookie);
