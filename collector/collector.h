@@ -14,7 +14,8 @@
  * Rules for everything here: nothing that runs in a signal handler may
  * allocate, lock or use stdio (such functions say async-signal-safe); the
  * collector never aborts the program; every symbol is hidden unless it is
- * an interposed libc function (see libculprit.map).
+ * an interposed libc function or the runtime API (exports.map; plugins add
+ * theirs, see unwind-plugins/README.md).
  */
 #ifndef CULPRIT_COLLECTOR_H
 #define CULPRIT_COLLECTOR_H

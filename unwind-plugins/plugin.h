@@ -19,11 +19,15 @@
  *
  * Plugins also keep the worker counts that idleness is computed from.
  *
- * A plugin is a folder under unwind-plugins/ whose code fills a struct
- * culprit_plugin and registers it with CULPRIT_PLUGIN(); the core finds
- * registered plugins through a linker section, so adding a plugin changes
- * no core file.  NULL hooks mean "not supported".  The ABI is internal to
- * one build of culprit and versioned with the collector.
+ * A plugin is a folder under unwind-plugins/ (unwind-plugins/README.md):
+ * its code fills a struct culprit_plugin and registers it with
+ * CULPRIT_PLUGIN(), which the core finds through a linker section; its
+ * plugin.am adds its sources to the collector's build and its exports.map
+ * the symbols it exports from libculprit.so (a runtime's tool entry point,
+ * say) to the version script make assembles.  Adding a plugin changes no
+ * core file.  The core starts a plugin through its init hook, as the
+ * collector starts; NULL hooks mean "not supported".  The ABI is internal
+ * to one build of culprit and versioned with the collector.
  */
 #ifndef CULPRIT_PLUGIN_H
 #define CULPRIT_PLUGIN_H
@@ -143,14 +147,24 @@ enum culprit_idle_cause {
 	CULPRIT_IDLE_CAUSES = 4
 };
 
+/* A plugin's hooks.  Those of the plugins taking part run in the order of
+ * the plugins' folder names (C locale), the ending ones (thread_end, fini)
+ * in reverse.  The core calls the thread hooks as culprit's own work
+ * (CULPRIT_MEASURED); a runtime's callbacks into a plugin say so
+ * themselves. */
 struct culprit_plugin {
 	const char *name;
 	unsigned abi;		/* CULPRIT_PLUGIN_ABI */
 
-	/* Process start, before any thread is sampled.  Returns nonzero to
-	 * take part in this process. */
+	/* The plugin's start: in a measured process, as the collector starts
+	 * (its constructor), before the program runs and before any thread
+	 * is sampled; the main thread's thread_begin comes after.  A symbol
+	 * the plugin exports for its runtime to call (a tool entry point)
+	 * must do nothing until init ran.  Returns nonzero to take part in
+	 * this process (NULL: always takes part). */
 	int (*init)(void);
-	/* Process end, before the measurement files are written. */
+	/* Process end, before the measurement files are written (not when a
+	 * fatal signal ends it). */
 	void (*fini)(void);
 	/* In a thread about to create another (pthread_create): *COOKIE is
 	 * handed to thread_begin in the new thread, or else to release. */
