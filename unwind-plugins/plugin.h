@@ -172,8 +172,8 @@ struct culprit_plugin {
 	/* COOKIE, from thread_create, reaches no thread_begin: the creating
 	 * call failed (in the creating thread, after pthread_create returned
 	 * an error), or the new thread is not sampled (in that thread: the
-	 * process is ending).  Give back what COOKIE holds, such as the
-	 * reference of a captured record (culprit_ctx_release). */
+	 * process is ending, or memory ran out).  Give back what COOKIE holds,
+	 * such as a captured record's reference (culprit_ctx_release). */
 	void (*release)(void *cookie);
 	/* In a new thread, before it is sampled (COOKIE NULL for the main
 	 * thread); and as it ends. */
