@@ -210,8 +210,10 @@ static struct culprit_ctx *capture_unwinding(struct culprit_thread *t, int (*run
 	if (e)
 		memo_learn(e, t, &u, slot);
 	struct culprit_ctx *r = record_unwound(t, &u, boundary, flags);
-	t->counter[CNT_CAPTURES]++;
-	t->counter[CNT_CAPTURES_UNWOUND]++;
+	if (r) {
+		t->counter[CNT_CAPTURES]++;
+		t->counter[CNT_CAPTURES_UNWOUND]++;
+	}
 	expected = THREAD_BUSY;
 	atomic_compare_exchange_strong(&t->state, &expected, THREAD_LIVE);
 	return r;
@@ -256,8 +258,11 @@ struct culprit_ctx *culprit_ctx_capture_at(uintptr_t ra_slot, uintptr_t work_ent
 		if (!memo_matches(e, &key))
 			continue;
 		if (e->n && memo_valid(e, ra_slot)) {
-			t->counter[CNT_CAPTURES]++;
-			return ctx_new(t, e->frame, e->n, e->complete, boundary, flags);
+			struct culprit_ctx *r = ctx_new(t, e->frame, e->n, e->complete, boundary,
+							flags);
+			if (r)
+				t->counter[CNT_CAPTURES]++;
+			return r;
 		}
 		if (!e->n)
 			seen = e;

@@ -14,7 +14,8 @@
  * Rules for everything here: nothing that runs in a signal handler may
  * allocate, lock or use stdio (such functions say async-signal-safe); the
  * collector never aborts the program; every symbol is hidden unless it is
- * an interposed libc function (see libculprit.map).
+ * an interposed libc function or the runtime API (exports.map; plugins add
+ * theirs, see unwind-plugins/README.md).
  */
 #ifndef CULPRIT_COLLECTOR_H
 #define CULPRIT_COLLECTOR_H
@@ -227,6 +228,7 @@ enum thread_counter {
 	CNT_HANDLER_NS,		/* time spent in our sample handler */
 	CNT_CAPTURES,		/* logical context records made on the thread */
 	CNT_CAPTURES_UNWOUND,	/* ... of which by unwinding (the rest remembered) */
+	CNT_CTX_FREED,		/* records whose last reference the thread dropped */
 	CNT_MAX
 };
 HIDDEN extern const char *const culprit_counter_names[CNT_MAX];
@@ -249,7 +251,6 @@ struct culprit_thread {
 	_Atomic(struct culprit_ctx *) ctx;	/* the record the thread's work runs under */
 	struct ctx_pool *ctx_pool;	/* where its records come from; kept with the slot */
 	struct capture_memo *capture_memo;	/* remembered captures (capture.c); kept */
-	void *plugin_data[4];		/* per-thread state of plugins (by plugin index) */
 	double idle_value[EVENT_MAX];	/* event value in idle samples */
 	int fallback_errno[EVENT_MAX];	/* nonzero: a timer replaced perf_event */
 	struct worker_slot *worker_slot;	/* its worker state (workers.c); NULL: no worker */
@@ -282,7 +283,9 @@ static inline struct culprit_thread *culprit_thread_self(void)
 	return culprit_self;
 }
 /* Starts sampling the calling thread; COOKIES are what the plugins left at
- * its creation (NULL: none).  Returns its state or NULL. */
+ * its creation (NULL: none), handed to them, or given back to them
+ * (plugins_release) when the thread is not sampled.  Returns its state or
+ * NULL. */
 HIDDEN struct culprit_thread *culprit_thread_begin(int is_main, void *cookies[]);
 /* Stops sampling the calling thread and writes its file. */
 HIDDEN void culprit_thread_end(uint32_t reason);
@@ -305,6 +308,21 @@ HIDDEN void culprit_thread_process_init(void);
 HIDDEN void culprit_thread_signal_setup(struct culprit_thread *t);
 
 /* ---- the sample path (sample.c, unwind.c) -------------------------------- */
+
+/* A calling context, innermost frame first, below a root.  The root is the
+ * thread's own root (MFILE_NODE_ROOT), a marker for paths that could not
+ * be completed (MFILE_NODE_MARKER, root_key = enum mfile_marker), or a
+ * logical root in another thread's tree (MFILE_NODE_REF). */
+struct culprit_path {
+	struct culprit_frame *frame;	/* frame[0] is the innermost */
+	int n;				/* frames in use */
+	int max;			/* capacity of frame[] */
+	uint8_t root_kind;
+	uint64_t root_key;
+	const void *ucontext;		/* the interrupted context (ucontext_t) */
+	int cut;			/* frames were left out in the middle, where a
+					   MFILE_NODE_MARKER frame stands */
+};
 
 /* Unwinds the sample interrupted at UC, places it in its logical context
  * and inserts it into T's tree: the leaf node, or CCT_NONE when the tree
@@ -411,18 +429,21 @@ HIDDEN int writer_process_file(uint32_t reason, int status);
 
 /* ---- plugins and workers (plugin.c, workers.c) ----------------------------- */
 
+/* The most plugins taking part in a process; cookie arrays have this size. */
+#define MAX_PLUGINS 16
+/* Calls every linked plugin's init, at collector start, and keeps those that
+ * take part; then their fini, at process end. */
 HIDDEN void plugins_init(void);
 HIDDEN void plugins_fini(void);
+/* In a thread about to create another: fills COOKIES[MAX_PLUGINS], which
+ * go either to plugins_thread_begin in the new thread or, when that thread
+ * will not be sampled or was not made, to plugins_release. */
 HIDDEN void plugins_thread_create(void *cookies[]);
+HIDDEN void plugins_release(void *cookies[]);
+/* In a new sampled thread (COOKIES NULL: none, the main thread). */
 HIDDEN void plugins_thread_begin(void *cookies[]);
-#define MAX_PLUGINS 16
 HIDDEN void plugins_thread_end(void);
 HIDDEN void plugins_fork_child(void);
-/* async-signal-safe */
-HIDDEN void plugins_logical_unwind(struct culprit_path *path);
-/* Whether some plugin rewrites paths (logical_unwind): they must then be
- * built whole.  async-signal-safe. */
-HIDDEN int plugins_rewrite_paths(void);
 /* Whether some plugin's runtime has tasks queued.  async-signal-safe. */
 HIDDEN int plugins_tasks_pending(void);
 
@@ -441,9 +462,6 @@ HIDDEN void workers_counts(struct worker_counts *out, uint64_t at,
 /* Thread T's worker state and (if CAUSE) its cause.  async-signal-safe. */
 HIDDEN enum culprit_worker_state workers_state(const struct culprit_thread *t,
 					       enum culprit_idle_cause *cause);
-/* The calling thread's plugins, and the plugin index of OPS (for
- * plugin_data); -1 when not active. */
-HIDDEN int plugins_index(const struct culprit_plugin *ops);
 HIDDEN void workers_thread_end(struct culprit_thread *t);
 HIDDEN void workers_fork_child(void);
 

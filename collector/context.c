@@ -124,6 +124,10 @@ void culprit_ctx_release(struct culprit_ctx *ctx)
 	while (ctx && atomic_fetch_sub_explicit(&ctx->refs, 1, memory_order_acq_rel) == 1) {
 		struct culprit_ctx *parent = ctx->parent;
 		struct ctx_pool *p = ctx->pool;
+		/* Counted by the thread that frees (its own counter): the
+		 * threads' captures less their frees are the records alive. */
+		if (t)
+			t->counter[CNT_CTX_FREED]++;
 		if (ctx->size_class == LARGE) {
 			culprit_unmap(ctx, large_bytes(ctx->nframes));
 		} else if (p == mine) {

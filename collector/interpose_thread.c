@@ -41,8 +41,11 @@ EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
 	s->arg = arg;
 	plugins_thread_create(s->cookies);
 	int rc = REAL(pthread_create)(thread, attr, trampoline, s);
-	if (rc != 0)
+	if (rc != 0) {
+		/* No thread will take what the plugins captured for it. */
+		plugins_release(s->cookies);
 		free(s);
+	}
 	return rc;
 }
 

@@ -66,7 +66,6 @@ static void place(struct culprit_thread *t, struct culprit_path *path, enum unwi
 		}
 	}
 	set_root(path, status);
-	plugins_logical_unwind(path);
 	/* Our own frames have served; they are not the program's. */
 	int k = 0;
 	for (int i = 0; i < path->n; i++)
@@ -254,9 +253,8 @@ uint32_t path_sample_node(struct culprit_thread *t, const ucontext_t *uc, int ou
 	enum unwind_status status = culprit_unwind(t, uc, &path, ctx);
 	if (ours)
 		cut_ours(&path);
-	/* Under a record whose boundary is among the frames, the fast way
-	 * (unless a plugin rewrites paths: it must see them whole). */
-	if (ctx && !plugins_rewrite_paths()) {
+	/* Under a record whose boundary is among the frames, the fast way. */
+	if (ctx) {
 		int b = ctx_boundary(ctx, path.frame, path.n, 0);
 		if (b < path.n || status == UNWIND_COMPLETE) {
 			uint32_t leaf = insert_under_records(t, &path, b, ctx);

@@ -28,12 +28,12 @@ void plugins_init(void)
 			culprit_log("plugin %s was built for another collector; skipped", pl->name);
 			continue;
 		}
-		/* Listed before init, so that init may use plugins_index(). */
-		if (nactive < MAX_PLUGINS) {
-			active[nactive++] = pl;
-			if (pl->init && !pl->init())
-				nactive--;
+		if (nactive == MAX_PLUGINS) {
+			culprit_log("more than %d plugins; %s skipped", MAX_PLUGINS, pl->name);
+			continue;
 		}
+		if (!pl->init || pl->init())
+			active[nactive++] = pl;
 	}
 }
 
@@ -44,14 +44,6 @@ void plugins_fini(void)
 			active[i]->fini();
 }
 
-int plugins_index(const struct culprit_plugin *ops)
-{
-	for (int i = 0; i < nactive; i++)
-		if (active[i] == ops)
-			return i;
-	return -1;
-}
-
 void plugins_thread_create(void *cookies[])
 {
 	CULPRIT_MEASURED;
@@ -60,6 +52,14 @@ void plugins_thread_create(void *cookies[])
 		if (active[i]->thread_create)
 			active[i]->thread_create(&cookies[i]);
 	}
+}
+
+void plugins_release(void *cookies[])
+{
+	CULPRIT_MEASURED;
+	for (int i = 0; i < nactive; i++)
+		if (active[i]->release)
+			active[i]->release(cookies[i]);
 }
 
 void plugins_thread_begin(void *cookies[])
@@ -87,27 +87,10 @@ void plugins_fork_child(void)
 }
 
 /* async-signal-safe */
-void plugins_logical_unwind(struct culprit_path *path)
-{
-	for (int i = 0; i < nactive; i++)
-		if (active[i]->logical_unwind)
-			active[i]->logical_unwind(path);
-}
-
-/* async-signal-safe */
 int plugins_tasks_pending(void)
 {
 	for (int i = 0; i < nactive; i++)
 		if (active[i]->tasks_pending && active[i]->tasks_pending())
-			return 1;
-	return 0;
-}
-
-/* async-signal-safe */
-int plugins_rewrite_paths(void)
-{
-	for (int i = 0; i < nactive; i++)
-		if (active[i]->logical_unwind)
 			return 1;
 	return 0;
 }

@@ -43,6 +43,7 @@ const char *const culprit_counter_names[CNT_MAX] = {
 	[CNT_HANDLER_NS] = "collector:handler_ns",
 	[CNT_CAPTURES] = "context:captures",
 	[CNT_CAPTURES_UNWOUND] = "context:captures_unwound",
+	[CNT_CTX_FREED] = "context:freed",
 };
 
 struct culprit_thread *culprit_thread_list(void)
@@ -159,21 +160,30 @@ static void open_sources(struct culprit_thread *t)
 	}
 }
 
+/* A thread that will not be sampled: what the plugins captured for it at
+ * its creation goes back to them. */
+static struct culprit_thread *not_sampled(void *cookies[])
+{
+	if (cookies)
+		plugins_release(cookies);
+	return NULL;
+}
+
 struct culprit_thread *culprit_thread_begin(int is_main, void *cookies[])
 {
 	CULPRIT_MEASURED;
 	if (!culprit_config.active || atomic_load(&culprit_process.finishing))
-		return NULL;
+		return not_sampled(cookies);
 	struct culprit_thread *t = slot_get();
 	if (!t)
-		return NULL;
+		return not_sampled(cookies);
 	t->seq = is_main ? 0 : atomic_fetch_add(&culprit_process.thread_seq, 1);
 	t->tid = culprit_gettid();
 	t->start_realtime_ns = culprit_now_realtime();
 	if (scratch_init(t) < 0 ||
 	    cct_init(&t->cct, (uint32_t)NCOLUMNS, culprit_config.max_nodes) < 0) {
 		atomic_store(&t->state, THREAD_FREE);
-		return NULL;
+		return not_sampled(cookies);
 	}
 	culprit_unwind_thread_init(t, is_main);
 	culprit_self = t;

@@ -1,9 +1,9 @@
 /* plugin.h - the interface between the collector core and unwind plugins.
  *
- * The core samples a thread and unwinds its native frames into a
- * culprit_path.  Parallel runtimes scatter a program's calling context over
- * threads: a worker's stack starts in the runtime's scheduler, not in the
- * code that created the work it runs.  Logical context records put it back
+ * The core samples a thread and unwinds its native frames into a path.
+ * Parallel runtimes scatter a program's calling context over threads: a
+ * worker's stack starts in the runtime's scheduler, not in the code that
+ * created the work it runs.  Logical context records put it back
  * together:
  *
  *   - When work is created (a thread, a parallel region, a task), the
@@ -19,18 +19,22 @@
  *
  * Plugins also keep the worker counts that idleness is computed from.
  *
- * A plugin is a folder under unwind-plugins/ whose code fills a struct
- * culprit_plugin and registers it with CULPRIT_PLUGIN(); the core finds
- * registered plugins through a linker section, so adding a plugin changes
- * no core file.  NULL hooks mean "not supported".  The ABI is internal to
- * one build of culprit and versioned with the collector.
+ * A plugin is a folder under unwind-plugins/ (unwind-plugins/README.md):
+ * its code fills a struct culprit_plugin and registers it with
+ * CULPRIT_PLUGIN(), which the core finds through a linker section; its
+ * plugin.am adds its sources to the collector's build and its exports.map
+ * the symbols it exports from libculprit.so (a runtime's tool entry point,
+ * say) to the version script make assembles.  Adding a plugin changes no
+ * core file.  The core starts a plugin through its init hook, as the
+ * collector starts; NULL hooks mean "not supported".  The ABI is internal
+ * to one build of culprit and versioned with the collector.
  */
 #ifndef CULPRIT_PLUGIN_H
 #define CULPRIT_PLUGIN_H
 
 #include <stdint.h>
 
-#define CULPRIT_PLUGIN_ABI 4
+#define CULPRIT_PLUGIN_ABI 5
 
 /* One element of a path.  Native frames carry an address, which the core
  * maps to (module, offset) when it inserts the path; logical frames carry
@@ -122,21 +126,6 @@ int culprit_collecting(void);
 /* Whether ADDR is in culprit's own code.  async-signal-safe. */
 int culprit_in_collector(uint64_t addr);
 
-/* A calling context, innermost frame first, below a root.  The root is the
- * thread's own root (MFILE_NODE_ROOT), a marker for paths that could not
- * be completed (MFILE_NODE_MARKER, root_key = enum mfile_marker), or a
- * logical root in another thread's tree (MFILE_NODE_REF). */
-struct culprit_path {
-	struct culprit_frame *frame;	/* frame[0] is the innermost */
-	int n;				/* frames in use */
-	int max;			/* capacity of frame[] */
-	uint8_t root_kind;
-	uint64_t root_key;
-	const void *ucontext;		/* the interrupted context (ucontext_t) */
-	int cut;			/* frames were left out in the middle, where a
-					   MFILE_NODE_MARKER frame stands */
-};
-
 /* Worker states, as runtimes declare them. */
 enum culprit_worker_state {
 	CULPRIT_NOT_WORKER = 0,	/* not part of a worker pool: never idle */
@@ -158,18 +147,34 @@ enum culprit_idle_cause {
 	CULPRIT_IDLE_CAUSES = 4
 };
 
+/* A plugin's hooks.  Those of the plugins taking part run in the order of
+ * the plugins' folder names (C locale), the ending ones (thread_end, fini)
+ * in reverse.  The core calls the thread hooks as culprit's own work
+ * (CULPRIT_MEASURED); a runtime's callbacks into a plugin say so
+ * themselves. */
 struct culprit_plugin {
 	const char *name;
 	unsigned abi;		/* CULPRIT_PLUGIN_ABI */
 
-	/* Process start, before any thread is sampled.  Returns nonzero to
-	 * take part in this process. */
+	/* The plugin's start: in a measured process, as the collector starts
+	 * (its constructor), before the program runs and before any thread
+	 * is sampled; the main thread's thread_begin comes after.  A symbol
+	 * the plugin exports for its runtime to call (a tool entry point)
+	 * must do nothing until init ran.  Returns nonzero to take part in
+	 * this process (NULL: always takes part). */
 	int (*init)(void);
-	/* Process end, before the measurement files are written. */
+	/* Process end, before the measurement files are written (not when a
+	 * fatal signal ends it). */
 	void (*fini)(void);
 	/* In a thread about to create another (pthread_create): *COOKIE is
-	 * handed to thread_begin in the new thread. */
+	 * handed to thread_begin in the new thread, or else to release. */
 	void (*thread_create)(void **cookie);
+	/* COOKIE, from thread_create, reaches no thread_begin: the creating
+	 * call failed (in the creating thread, after pthread_create returned
+	 * an error), or the new thread is not sampled (in that thread: the
+	 * process is ending, or memory ran out).  Give back what COOKIE holds,
+	 * such as a captured record's reference (culprit_ctx_release). */
+	void (*release)(void *cookie);
 	/* In a new thread, before it is sampled (COOKIE NULL for the main
 	 * thread); and as it ends. */
 	void (*thread_begin)(void *cookie);
@@ -177,9 +182,6 @@ struct culprit_plugin {
 	/* In the child of fork(), which has only the forking thread. */
 	void (*fork_child)(void);
 
-	/* async-signal-safe: adjust PATH after the core has placed it in its
-	 * logical context.  Runs for every sample of a working thread. */
-	void (*logical_unwind)(struct culprit_path *path);
 	/* async-signal-safe: whether the runtime has tasks created and not
 	 * yet started, which its waiting workers would run.  Asked at samples
 	 * while some worker is CULPRIT_WAITING. */

@@ -1,9 +1,12 @@
 /* ompt.c - the OpenMP plugin: LLVM libomp, through its tools interface
  * (OMPT).
  *
- * libomp finds us because the collector exports ompt_start_tool, so the
- * plugin is active exactly when the program runs an OMPT-capable OpenMP
- * runtime (GCC programs are moved onto libomp by `culprit run`).
+ * The core starts the plugin (its init hook) as the collector starts,
+ * before the program runs.  libomp then finds the tool through
+ * ompt_start_tool, which libculprit.so exports (this folder's exports.map),
+ * and the plugin answers it only once initialised in a measured process:
+ * it works exactly when the program runs an OMPT-capable OpenMP runtime
+ * (GCC programs are moved onto libomp by `culprit run`).
  *
  * Logical contexts: a parallel region's record is captured where the
  * region is opened (parallel_begin) and every implicit task of the region
@@ -59,7 +62,8 @@ struct text_set {
 	int n;
 };
 static struct text_set omp_text, sys_text;
-static int active;
+/* The core started the plugin (omp_init): ompt_start_tool may answer. */
+static int initialised;
 
 /* What is suspended on a thread under the task it runs now: a task that
  * met a barrier and runs another meanwhile, or the task that opened the
@@ -456,9 +460,19 @@ static void omp_fork_child(void)
 	me.team = NULL;
 }
 
+/* As the collector starts, before the program runs (and so before libomp
+ * looks for a tool).  The plugin takes part in every measured process: a
+ * program may load libomp at any time. */
+static int omp_init(void)
+{
+	initialised = 1;
+	return 1;
+}
+
 static const struct culprit_plugin openmp_plugin = {
 	.name = "openmp",
 	.abi = CULPRIT_PLUGIN_ABI,
+	.init = omp_init,
 	.fork_child = omp_fork_child,
 	.tasks_pending = omp_tasks_pending,
 };
@@ -543,7 +557,6 @@ static int tool_initialize(ompt_function_lookup_t lookup, int device, ompt_data_
 	REGISTER(set, ompt_callback_sync_region_wait, on_sync_region_wait);
 	REGISTER(set, ompt_callback_mutex_acquire, on_mutex_acquire);
 	REGISTER(set, ompt_callback_mutex_acquired, on_mutex_acquired);
-	active = 1;
 	return 1;
 }
 
@@ -552,7 +565,9 @@ static void tool_finalize(ompt_data_t *tool_data)
 	(void)tool_data;
 }
 
-/* libomp calls this when it starts, if a tool provides it. */
+/* libomp calls this when it starts, if a tool provides it: the tool's
+ * entry point, not the plugin's start (omp_init), so it answers only when
+ * the core started the plugin and the process is being measured. */
 EXPORT ompt_start_tool_result_t *ompt_start_tool(unsigned int omp_version,
 						 const char *runtime_version);
 EXPORT ompt_start_tool_result_t *ompt_start_tool(unsigned int omp_version,
@@ -561,7 +576,7 @@ EXPORT ompt_start_tool_result_t *ompt_start_tool(unsigned int omp_version,
 	static ompt_start_tool_result_t result = { tool_initialize, tool_finalize, { 0 } };
 	(void)omp_version;
 	(void)runtime_version;
-	if (!culprit_collecting())
+	if (!initialised || !culprit_collecting())
 		return NULL;	/* loaded, but not measuring this process */
 	return &result;
 }

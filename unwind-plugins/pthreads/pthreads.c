@@ -26,10 +26,18 @@ static void thread_begin(void *cookie)
 		culprit_ctx_release(culprit_ctx_set(cookie));
 }
 
+/* pthread_create failed (or the thread is not sampled): the record was
+ * captured for nothing; its reference, and with it the record, goes. */
+static void release(void *cookie)
+{
+	culprit_ctx_release(cookie);
+}
+
 static const struct culprit_plugin pthreads_plugin = {
 	.name = "pthreads",
 	.abi = CULPRIT_PLUGIN_ABI,
 	.thread_create = thread_create,
+	.release = release,
 	.thread_begin = thread_begin,
 };
 CULPRIT_PLUGIN(pthreads_plugin);
