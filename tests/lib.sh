@@ -30,6 +30,12 @@ not_ok() {
 	echo "not ok $tap_n - $*"
 }
 
+# skip DESCRIPTION REASON: a check that cannot run here (a missing tool).
+skip() {
+	tap_n=$((tap_n + 1))
+	echo "ok $tap_n - $1 # SKIP $2"
+}
+
 # check DESCRIPTION COMMAND...: one check that COMMAND succeeds.
 check() {
 	local desc=$1
