@@ -19,6 +19,33 @@ cd "$WORK" || exit 99
 tap_n=0
 tap_failed=0
 
+# configure --enable-valgrind: culprit prof, report, dump and view run
+# under memcheck (CULPRIT_VALGRIND is its command line), each with a log in
+# $WORK/.valgrind; done_testing fails the script when a log reports an
+# error.  CULPRIT_VALGRIND_RUN=1 puts `culprit run` and so the collector
+# (--trace-children) under memcheck too: memcheck runs the program so slowly,
+# and its threads one at a time, that sample counts and rates are off; that
+# is for reading the logs, not for passing the suite.
+# CULPRIT_BIN is always the binary itself, for loops of hundreds of runs.
+CULPRIT_BIN=$CULPRIT
+if [ -n "${CULPRIT_VALGRIND:-}" ]; then
+	mkdir "$WORK/.valgrind"
+	cat > "$WORK/.valgrind/culprit" << EOF
+#!/bin/sh
+case \${1:-} in
+prof | report | dump | view)
+	exec $CULPRIT_VALGRIND --log-file='$WORK/.valgrind/%p.log' '$CULPRIT' "\$@" ;;
+run)
+	[ -z "\${CULPRIT_VALGRIND_RUN:-}" ] ||
+		exec $CULPRIT_VALGRIND --trace-children=yes --log-file='$WORK/.valgrind/%p.log' \
+			'$CULPRIT' "\$@" ;;
+esac
+exec '$CULPRIT' "\$@"
+EOF
+	chmod +x "$WORK/.valgrind/culprit"
+	CULPRIT=$WORK/.valgrind/culprit
+fi
+
 ok() {
 	tap_n=$((tap_n + 1))
 	echo "ok $tap_n - $*"
@@ -58,7 +85,24 @@ skip_all() {
 	exit 0
 }
 
+# valgrind_verdict: with --enable-valgrind, one check that memcheck found
+# nothing in this script's runs of the tools, with the logs that say what.
+valgrind_verdict() {
+	local n bad
+	n=$(find "$WORK/.valgrind" -name '*.log' | wc -l)
+	if [ "$n" = 0 ]; then
+		skip "valgrind: no errors in culprit's tools" "this script ran none of them"
+		return
+	fi
+	bad=$(find "$WORK/.valgrind" -name '*.log' -size +0 | sort)
+	check "valgrind: no errors in $n runs of culprit's tools under memcheck" [ -z "$bad" ]
+	for f in $bad; do
+		head -n 60 "$f" | sed 's/^/# /'
+	done
+}
+
 done_testing() {
+	[ -z "${CULPRIT_VALGRIND:-}" ] || valgrind_verdict
 	echo "1..$tap_n"
 	exit 0
 }
