@@ -19,6 +19,33 @@ cd "$WORK" || exit 99
 tap_n=0
 tap_failed=0
 
+# configure --enable-valgrind: culprit prof, report, dump and view run
+# under memcheck (CULPRIT_VALGRIND is its command line), each with a log in
+# $WORK/.valgrind; done_testing fails the script when a log reports an
+# error.  CULPRIT_VALGRIND_RUN=1 puts `culprit run` and so the collector
+# (--trace-children) under memcheck too: memcheck runs the program so slowly,
+# and its threads one at a time, that sample counts and rates are off; that
+# is for reading the logs, not for passing the suite.
+# CULPRIT_BIN is always the binary itself, for loops of hundreds of runs.
+CULPRIT_BIN=$CULPRIT
+if [ -n "${CULPRIT_VALGRIND:-}" ]; then
+	mkdir "$WORK/.valgrind"
+	cat > "$WORK/.valgrind/culprit" << EOF
+#!/bin/sh
+case \${1:-} in
+prof | report | dump | view)
+	exec $CULPRIT_VALGRIND --log-file='$WORK/.valgrind/%p.log' '$CULPRIT' "\$@" ;;
+run)
+	[ -z "\${CULPRIT_VALGRIND_RUN:-}" ] ||
+		exec $CULPRIT_VALGRIND --trace-children=yes --log-file='$WORK/.valgrind/%p.log' \
+			'$CULPRIT' "\$@" ;;
+esac
+exec '$CULPRIT' "\$@"
+EOF
+	chmod +x "$WORK/.valgrind/culprit"
+	CULPRIT=$WORK/.valgrind/culprit
+fi
+
 ok() {
 	tap_n=$((tap_n + 1))
 	echo "ok $tap_n - $*"
@@ -28,6 +55,17 @@ not_ok() {
 	tap_n=$((tap_n + 1))
 	tap_failed=$((tap_failed + 1))
 	echo "not ok $tap_n - $*"
+}
+
+# have TOOL...: every TOOL is a command here.
+have() {
+	for _t in "$@"; do command -v "$_t" > /dev/null || return 1; done
+}
+
+# skip DESCRIPTION REASON: a check that cannot run here (a missing tool).
+skip() {
+	tap_n=$((tap_n + 1))
+	echo "ok $tap_n - $1 # SKIP $2"
 }
 
 # check DESCRIPTION COMMAND...: one check that COMMAND succeeds.
@@ -47,7 +85,24 @@ skip_all() {
 	exit 0
 }
 
+# valgrind_verdict: with --enable-valgrind, one check that memcheck found
+# nothing in this script's runs of the tools, with the logs that say what.
+valgrind_verdict() {
+	local n bad
+	n=$(find "$WORK/.valgrind" -name '*.log' | wc -l)
+	if [ "$n" = 0 ]; then
+		skip "valgrind: no errors in culprit's tools" "this script ran none of them"
+		return
+	fi
+	bad=$(find "$WORK/.valgrind" -name '*.log' -size +0 | sort)
+	check "valgrind: no errors in $n runs of culprit's tools under memcheck" [ -z "$bad" ]
+	for f in $bad; do
+		head -n 60 "$f" | sed 's/^/# /'
+	done
+}
+
 done_testing() {
+	[ -z "${CULPRIT_VALGRIND:-}" ] || valgrind_verdict
 	echo "1..$tap_n"
 	exit 0
 }
@@ -72,7 +127,15 @@ one_file() {
 	for f in "$@"; do [ -e "$f" ] && echo "$f"; done | head -n 1
 }
 
-# counter FILE NAME: a counter of a thread file.
+# tsv FILE: `culprit dump --tsv FILE`, or nothing and a failure when the
+# file cannot be read, so that the helpers below print nothing (which no
+# comparison accepts) rather than a count of 0.
+tsv() {
+	_tsv=$("$CULPRIT" dump --tsv "$1" 2> /dev/null) || return 1
+	printf '%s\n' "$_tsv"
+}
+
+# counter FILE NAME: a counter of a thread file (nothing when it has none).
 counter() {
 	"$CULPRIT" dump "$1" | awk -v n="$2" '
 		/^counters/ { for (i = 2; i <= NF; i++) { split($i, kv, "="); if (kv[1] == n) print kv[2] } }'
@@ -80,53 +143,73 @@ counter() {
 
 # column FILE NAME: the --tsv column of metric NAME ("realtime:work").
 column() {
-	"$CULPRIT" dump --tsv "$1" | awk -F'\t' -v n="$2" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == n) print i; exit }'
+	tsv "$1" | awk -F'\t' -v n="$2" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == n) print i; exit }'
 }
 
 # exclusive FILE FUNCTION [COLUMN]: exclusive samples (or COLUMN, default
-# the first event's samples) at frames of FUNCTION.
+# the first event's samples) at frames of FUNCTION; nothing when FILE
+# cannot be read.
 exclusive() {
-	"$CULPRIT" dump --tsv "$1" | awk -F'\t' -v fn="$2" -v col="${3:-10}" '
+	_t=$(tsv "$1") || return 1
+	printf '%s\n' "$_t" | awk -F'\t' -v fn="$2" -v col="${3:-10}" '
 		NR > 1 && $8 == fn { s += $col } END { printf "%.0f\n", s }'
 }
 
 # inclusive FILE FUNCTION [COLUMN]: samples at FUNCTION or anything it
 # called, each sample counted once however often FUNCTION recurs.
 inclusive() {
-	"$CULPRIT" dump --tsv "$1" | awk -F'\t' -v fn="$2" -v col="${3:-10}" '
+	_t=$(tsv "$1") || return 1
+	printf '%s\n' "$_t" | awk -F'\t' -v fn="$2" -v col="${3:-10}" '
 		NR > 1 { under[$1] = ($2 >= 0 && under[$2]) || $8 == fn; if (under[$1]) s += $col }
 		END { printf "%.0f\n", s }'
 }
 
 # total FILE [COLUMN]: all samples in a thread file.
 total() {
-	"$CULPRIT" dump --tsv "$1" | awk -F'\t' -v col="${2:-10}" 'NR > 1 { s += $col } END { printf "%.0f\n", s }'
+	_t=$(tsv "$1") || return 1
+	printf '%s\n' "$_t" | awk -F'\t' -v col="${2:-10}" 'NR > 1 { s += $col } END { printf "%.0f\n", s }'
 }
+
+# The comparisons and ratios below fail when an argument is not a number
+# (an empty measurement, a failed query, a file that was not written) and
+# say so on stderr, so that nothing measured never passes a check.  A ratio
+# or percentage of a zero or missing whole is not a number either.
+NUM_AWK='
+function num(x) { return x ~ /^[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+)([eE][-+]?[0-9]+)?$/ }
+function need(f, x) { if (!num(x)) { printf "# %s: \"%s\" is not a number\n", f, x > "/dev/stderr"; exit 1 } }
+function need_whole(f, x) { need(f, x); if (x + 0 <= 0) { printf "# %s: the whole is %s\n", f, x > "/dev/stderr"; exit 1 } }'
 
 # near A B TOLERANCE: |A - B| <= TOLERANCE (decimals allowed).
 near() {
-	awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= t) }'
+	awk -v a="$1" -v b="$2" -v t="$3" "$NUM_AWK"'
+	BEGIN { need("near", a); need("near", b); need("near", t)
+		d = a - b; if (d < 0) d = -d; exit !(d <= t) }'
 }
 
 # within A B SHARE FLOOR: A is B to within SHARE of B, or FLOOR.
 within() {
-	awk -v a="$1" -v b="$2" -v s="$3" -v f="$4" 'BEGIN {
+	awk -v a="$1" -v b="$2" -v s="$3" -v f="$4" "$NUM_AWK"'
+	BEGIN { need("within", a); need("within", b); need("within", s); need("within", f)
 		d = a - b; if (d < 0) d = -d; t = s * (b < 0 ? -b : b); exit !(d <= t || d <= f) }'
 }
 
 # at_least A B: A >= B (decimals allowed).
 at_least() {
-	awk -v a="$1" -v b="$2" 'BEGIN { exit !(a >= b) }'
+	awk -v a="$1" -v b="$2" "$NUM_AWK"'
+	BEGIN { need("at_least", a); need("at_least", b); exit !(a >= b) }'
 }
 
 # below A B: A < B (decimals allowed).
 below() {
-	awk -v a="$1" -v b="$2" 'BEGIN { exit !(a < b) }'
+	awk -v a="$1" -v b="$2" "$NUM_AWK"'
+	BEGIN { need("below", a); need("below", b); exit !(a < b) }'
 }
 
-# ratio A B: A / B to three decimals (0 when B is 0).
+# ratio A B: A / B to three decimals; nothing, and a failure, when B is
+# not a positive number.
 ratio() {
-	awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f\n", (b > 0 ? a / b : 0) }'
+	awk -v a="$1" -v b="$2" "$NUM_AWK"'
+	BEGIN { need("ratio", a); need_whole("ratio", b); printf "%.3f\n", a / b }'
 }
 
 # expect STATUS PATTERN DESC COMMAND...: a refused request: COMMAND exits
@@ -145,14 +228,32 @@ expect() {
 }
 
 # nearly_all PART WHOLE: PART is WHOLE but for a stray sample or two (in
-# the dynamic loader before main, say, or in exit handlers after it).
+# the dynamic loader before main, say, or in exit handlers after it); WHOLE
+# is not 0.
 nearly_all() {
-	awk -v p="$1" -v w="$2" 'BEGIN { slack = w / 100; if (slack < 3) slack = 3; exit !(p <= w && p >= w - slack) }'
+	awk -v p="$1" -v w="$2" "$NUM_AWK"'
+	BEGIN { need("nearly_all", p); need_whole("nearly_all", w)
+		slack = w / 100; if (slack < 3) slack = 3; exit !(p <= w && p >= w - slack) }'
 }
 
-# percent PART WHOLE: PART as a percentage of WHOLE, one decimal.
+# percent PART WHOLE: PART as a percentage of WHOLE, one decimal; nothing,
+# and a failure, when WHOLE is not a positive number.
 percent() {
-	awk -v p="$1" -v w="$2" 'BEGIN { printf "%.1f\n", (w > 0 ? 100 * p / w : 0) }'
+	awk -v p="$1" -v w="$2" "$NUM_AWK"'
+	BEGIN { need("percent", p); need_whole("percent", w); printf "%.1f\n", 100 * p / w }'
+}
+
+# has_not FILE WANT UNWANTED: FILE has a line matching WANT (so that it is
+# the output meant, not an empty or failed one) and none matching UNWANTED
+# (grep -E patterns).
+has_not() {
+	grep -Eq -- "$2" "$1" && ! grep -Eq -- "$3" "$1"
+}
+
+# fits FILE COLUMNS WANT: FILE has a line matching WANT and no line is
+# longer than COLUMNS characters.
+fits() {
+	grep -Eq -- "$3" "$1" && ! awk -v n="$2" 'length > n' "$1" | grep -q .
 }
 
 # thread_file DIR NAME: the thread file of the thread named NAME.
@@ -179,8 +280,9 @@ sql() {
 }
 
 # pm DB PROCEDURE METRIC: the procedure's inclusive cputime METRIC in DB
-# (0 when it has none).
+# (0 when it has none; nothing when DB is not there).
 pm() {
+	[ -s "$1" ] || return 1
 	_v=$(sql "$1" "SELECT sum(inclusive) FROM procedure_metrics
 		WHERE event = 'cputime' AND procedure = '$2' AND metric = '$3'")
 	echo "${_v:-0}"

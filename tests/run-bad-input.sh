@@ -74,6 +74,7 @@ dump_fails /nonexistent/file.thread "cannot open" "missing file"
 printf '\211CULPRT\n\002\000\000\000' > newer.thread
 head -c 32 /dev/zero >> newer.thread
 dump_fails newer.thread "header checksum\|version" "file from a newer culprit"
-check "a directory is not a measurement file" sh -c "! \"$CULPRIT\" dump good 2>/dev/null"
+check "a directory is not a measurement file: status 1, one line" \
+	sh -c "\"$CULPRIT\" dump good > dir.out 2> dir.err; [ \$? = 1 ] && [ \$(wc -l < dir.err) = 1 ] && [ ! -s dir.out ]"
 
 done_testing

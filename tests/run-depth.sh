@@ -4,6 +4,7 @@
 # paths cut to the depth limit keeping their outermost frames, and bad
 # limits refused before the program runs.
 . "${srcdir:-.}/tests/lib.sh"
+have sqlite3 || skip_all "the sqlite3 program is not installed"
 
 # complete DB: the share of samples whose path is whole (neither partial
 # nor truncated), as a fraction.

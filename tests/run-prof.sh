@@ -2,7 +2,7 @@
 # run-prof.sh - culprit prof end to end: run, prof, then ask the database
 # what a person would ask it.
 . "${srcdir:-.}/tests/lib.sh"
-command -v sqlite3 > /dev/null || skip_all "the sqlite3 program is not installed"
+have sqlite3 || skip_all "the sqlite3 program is not installed"
 
 # Leaf functions with 1/7, 2/7 and 4/7 of the work, at 4 kHz: some 4000
 # samples keep sampling noise well under the 3 points checked.
@@ -114,7 +114,7 @@ check "prof: and are not merged into the complete paths" \
 
 # Debug information in a separate file, found through .gnu_debuglink; and
 # code without any symbols, named module+offset rather than dropped.
-if command -v objcopy > /dev/null && command -v strip > /dev/null; then
+if have objcopy strip; then
 	cp "$PROGRAMS/leaves" split
 	objcopy --only-keep-debug split split.debug
 	strip --strip-all split
@@ -134,7 +134,8 @@ if command -v objcopy > /dev/null && command -v strip > /dev/null; then
 	check "prof: ... and its samples are kept" \
 		at_least "$(sql n.db "select sum(exclusive) from procedure_metrics where procedure like 'bare+0x%' and metric = 'samples'")" 50
 else
-	note "objcopy or strip is missing: separate debug info is not tested"
+	skip "prof: debug information found through .gnu_debuglink" "objcopy or strip is not installed"
+	skip "prof: code without symbols is named module+offset" "objcopy or strip is not installed"
 fi
 
 # The vdso, which exists only in memory, is named from its saved copy.

@@ -30,10 +30,10 @@ same sort sort -n numbers.txt
 same sort-stdin sh -c 'sort -rn < numbers.txt | head -n 5'
 same pipeline sh -c 'cat numbers.txt | sort -n | uniq -c | sort -rn | head -n 3; echo done'
 same failing sh -c 'ls /no/such/place; exit 3'
-if command -v xz > /dev/null; then
+if have xz; then
 	same xz sh -c 'xz -T2 -c numbers.txt | xz -dc | md5sum'
 else
-	note "xz is not installed"
+	skip "xz: the same under culprit" "xz is not installed"
 fi
 PY=$(command -v python3 || true)
 [ -x /usr/bin/python3 ] && PY=/usr/bin/python3
@@ -53,7 +53,7 @@ print(sorted(out)[0])'
 	f=$(ls m-python3-threads/*.thread | wc -l)
 	check "python3-threads: the interpreter's threads are measured" [ "$f" -ge 4 ]
 else
-	note "python3 is not installed"
+	skip "python3-threads: the same under culprit" "python3 is not installed"
 fi
 mkdir -p proj
 for i in 1 2 3 4 5 6 7 8; do echo "int f$i(int x) { return x * $i; }" > proj/f$i.c; done
@@ -68,11 +68,11 @@ libf.a: $(OBJS)
 clean:
 	@rm -f $(OBJS) libf.a
 MK
-if command -v make > /dev/null && command -v cc > /dev/null; then
+if have make cc; then
 	make -s -C proj clean
 	same make-j2 sh -c 'make -s -C proj clean && make -s -j2 -C proj'
 else
-	note "make or cc is not installed"
+	skip "make-j2: the same under culprit" "make or cc is not installed"
 fi
 
 done_testing

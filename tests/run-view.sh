@@ -2,6 +2,7 @@
 # run-view.sh - culprit view, driven in tmux as a person would: keys are
 # sent, the pane is captured, and the checks read what is on the screen.
 . "${srcdir:-.}/tests/lib.sh"
+have sqlite3 || skip_all "the sqlite3 program is not installed"
 
 command -v tmux > /dev/null || skip_all "tmux is not installed"
 
@@ -24,17 +25,19 @@ keys() {
 	shift
 	$TMUX_CMD send-keys -t "$s" "$@"
 }
-# wait_for SESSION TEXT: until TEXT (a grep -E pattern) is on the screen,
-# for at most 10 s.
+# wait_for SESSION TEXT [-e]: until TEXT (a grep -E pattern) is on the
+# screen, for at most 10 s; with -e, on the screen with its attributes as
+# escape sequences.
 wait_for() {
 	i=0
 	while [ $i -lt 100 ]; do
-		screen "$1" | grep -Eq -- "$2" && return 0
+		$TMUX_CMD capture-pane -t "$1" -p ${3:-} | grep -Eq -- "$2" && return 0
 		sleep 0.1
 		i=$((i + 1))
 	done
 	return 1
 }
+esc=$(printf '\033')
 
 profile_e c CPUTIME@f2000 "$PROGRAMS/callers" 400 > /dev/null
 prof c
@@ -107,16 +110,19 @@ check "view: ... marked in the headings" wait_for a "\*work E"
 keys a "<" f 5 0 Enter
 check "view: f hides rows below a share of effort" wait_for a "hiding rows below 50% of effort"
 screen a > filtered.txt
-check "view: ... so light_caller (25%) is hidden" sh -c "! grep -q light_caller filtered.txt"
+check "view: ... so light_caller (25%) is hidden" \
+	has_not filtered.txt "hiding rows below 50% of effort" "light_caller"
 keys a f 0 Enter
 
 # ---- resize, help, quit -------------------------------------------------------
 $TMUX_CMD resize-window -t a -x 80 -y 24
-sleep 0.5
+# Until the viewer redraws, the pane holds the 100-column title cut short.
+check "view: resized to 80x24, it redraws its title to fit" \
+	wait_for a "^ culprit c\.db.{0,61}\? help\$"
 keys a s
 check "view: in 80x24 the title still lists the views and help" wait_for a "1 calling context  2 callers  3 flat  \? help"
 screen a > small.txt
-check "view: nothing is drawn past 80 columns" sh -c "! awk 'length > 80' small.txt | grep -q ."
+check "view: nothing is drawn past 80 columns" fits small.txt 80 "1 calling context  2 callers"
 check "view: ... and 24 rows" [ "$(wc -l < small.txt)" -le 24 ]
 keys a "?"
 check "view: ? lists every key" wait_for a "culprit view: keys"
@@ -124,7 +130,7 @@ keys a x q
 check "view: q quits with status 0" wait_for a "^EXIT=0$"
 screen a > after.txt
 check "view: the terminal is restored (no viewer left on the screen)" \
-	sh -c "! grep -q 'calling context' after.txt"
+	has_not after.txt "^EXIT=0$" "calling context"
 
 # ---- mouse -----------------------------------------------------------------------
 start m 100 30 "'$CULPRIT' view c.db"
@@ -132,7 +138,9 @@ wait_for m "<program root>"
 # An X10 mouse report: a press and a release of button 1 on the fourth row
 # (y 3, x 40; 33 added to each).
 $TMUX_CMD send-keys -t m -H 1b 5b 4d 20 49 24 1b 5b 4d 23 49 24
-sleep 0.4
+# A click is reported once no second one came within the viewer's mouse
+# interval (250 ms): the row shows selected (reverse video) after that.
+check "view: a click selects the row" wait_for m "^$esc\[(0;)?7m.*_start" -e
 $TMUX_CMD send-keys -t m -H 1b 5b 4d 20 49 24 1b 5b 4d 23 49 24
 check "view: clicking a selected row expands it" wait_for m "- _start"
 keys m q
@@ -181,16 +189,17 @@ keys col q
 start nocol 100 30 "NO_COLOR=1 '$CULPRIT' view diag.db"
 wait_for nocol "<program root>"
 keys nocol / l i g h t _ c a l l e r Enter
-wait_for nocol "\+!light_caller"
+check "view: NO_COLOR: the diagnosed context is still marked" wait_for nocol "\+!light_caller"
 $TMUX_CMD capture-pane -t nocol -e -p > nocolour.txt
-check "view: NO_COLOR turns colour off" sh -c "! grep -q \"\$(printf '\\033')\\[3[0-7]m\" nocolour.txt"
+check "view: NO_COLOR turns colour off" has_not nocolour.txt "\\+!light_caller" "$esc\\[3[0-7]m"
 keys nocol q
 
 # ---- bad input: one line, status 1, the terminal untouched ------------------------
 start bad 100 10 "'$CULPRIT' view no-such.db"
 check "view: a missing database: one line, status 1" \
 	sh -c "$(cat <<EOF
-sleep 0.5; $TMUX_CMD capture-pane -t bad -p | grep -v '^\$' > bad.txt
+i=0; while [ \$i -lt 100 ] && ! $TMUX_CMD capture-pane -t bad -p | grep -q '^EXIT='; do sleep 0.1; i=\$((i + 1)); done
+$TMUX_CMD capture-pane -t bad -p | grep -v '^\$' > bad.txt
 [ \$(wc -l < bad.txt) = 2 ] && grep -q 'no-such.db: no such file' bad.txt && grep -q '^EXIT=1\$' bad.txt
 EOF
 )"

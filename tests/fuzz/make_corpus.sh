@@ -4,14 +4,19 @@
 # the corpus is committed.  Needs a build tree ($CULPRIT_BUILD, default
 # REPO/build) and python3.
 #
-#   good-*      real measurement files (thread and process, several shapes:
-#               a plain tree, a worker thread, two events, a NOTE section
-#               from a full tree, a truncated-unwind marker)
+#   good-*      files the reader must accept: real measurement files (thread
+#               and process, several shapes: a plain tree, a worker thread,
+#               two events, a NOTE section from a full tree, a
+#               truncated-unwind marker), a process file with a NOTE, and an
+#               unknown section in a newer minor version (skipped)
 #   cut-*       truncated: inside the header, inside a section, before END
 #   crc-*       one payload byte flipped (checksum mismatch)
 #   fixed-*     a field damaged and the checksums recomputed, so the damage
 #               reaches the section decoders
-#   frame-*     framing damage: garbage after END, unknown section, bad END
+#   frame-*     framing damage: garbage after END, unknown section, bad END,
+#               a section twice
+# Every file but good-* must be rejected with one message: tests/run-corpus.sh
+# replays the corpus in make check.
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd -P)
@@ -142,10 +147,10 @@ def add_section(d, tag, payload):
 
 put('frame-unknown.thread', add_section(th, b'ZZZZ', b'abc'))
 d = bytearray(th); struct.pack_into('<H', d, 10, 1)                # minor 1: skipped
-put('frame-unknown-minor1.thread', add_section(d, b'ZZZZ', b'abc'))
+put('good-unknown-minor1.thread', add_section(d, b'ZZZZ', b'abc'))
 note0 = struct.pack('<I', 0)
 put('frame-twice.thread', add_section(add_section(th, b'NOTE', note0), b'NOTE', note0))
-put('frame-note.process', add_section(pr, b'NOTE', struct.pack('<II', 1, 5) + b'hello'))
+put('good-process-note.process', add_section(pr, b'NOTE', struct.pack('<II', 1, 5) + b'hello'))
 EOF
 
 ls -l "$out"

@@ -1,32 +1,34 @@
 #!/bin/bash
-# tests/fuzz/run.sh - builds the libFuzzer target for the measurement file
-# reader (common/mfile_read.c) and fuzzes it for a bounded time.
+# tests/fuzz/run.sh - fuzzes the measurement file reader (common/mfile_read.c)
+# for a bounded time, with the libFuzzer target that `make fuzz` builds
+# (tests/fuzz/fuzz_mfile; configure --enable-fuzz builds it with `make`).
 #
 # usage: tests/fuzz/run.sh [SECONDS]
 #   SECONDS   fuzzing time (default $FUZZ_SECONDS, else 30)
 #
-# Works from any directory: the sources are found relative to this script.
-# The fuzzer runs on a copy of tests/fuzz/corpus/ in a temporary directory,
-# so the committed seed corpus is never modified.
+# Works from any directory.  The fuzzer runs on a copy of
+# tests/fuzz/corpus/ in a temporary directory, so the committed seed corpus
+# is never modified (make check replays that corpus: tests/run-corpus.sh).
 #
 # Exit status: 0 no crash found; 1 the fuzzer found a crash (its input and
 # a command reproducing it are printed, and the temporary directory is
-# kept); 2 build or usage error; 77 clang or libFuzzer is not available
-# (the automake "skipped" status).
+# kept); 2 build or usage error; 77 the build found no clang that links
+# libFuzzer (the automake "skipped" status).
 #
 # Environment:
+#   BUILD          the configured build tree (default build/, by ./setup.sh)
 #   FUZZ_SECONDS   default time when no argument is given (30)
-#   CLANG          compiler (default clang)
 #   FUZZ_FLAGS     extra libFuzzer options, e.g. "-jobs=2 -workers=2"
-#   FUZZ_KEEP      if set, keep the temporary directory (binary, corpus
-#                  as grown, log) even when nothing was found
+#   FUZZ_KEEP      if set, keep the temporary directory (corpus as grown,
+#                  log) even when nothing was found
 #   TMPDIR         where the temporary directory goes (default /tmp)
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd -P)
 repo=$(cd "$here/../.." && pwd -P)
 seconds=${1:-${FUZZ_SECONDS:-30}}
-clang=${CLANG:-clang}
+build=${BUILD:-build}
+case $build in /*) ;; *) build=$repo/$build ;; esac
 
 case $seconds in
 '' | *[!0-9]*)
@@ -34,36 +36,26 @@ case $seconds in
 	exit 2 ;;
 esac
 
-if ! command -v "$clang" > /dev/null 2>&1; then
-	echo "$0: SKIP: $clang not found (install clang to build the libFuzzer target)" >&2
+if [ ! -f "$build/Makefile" ]; then
+	echo "$0: no configured build in $build (run ./setup.sh, or set BUILD)" >&2
+	exit 2
+fi
+if [ -z "$(sed -n 's/^FUZZ_CLANG = //p' "$build/Makefile")" ]; then
+	echo "$0: SKIP: configure found no clang that links libFuzzer" \
+		"(install clang and libclang-rt-14-dev, then configure again)" >&2
 	exit 77
 fi
+if ! make -s -C "$build" fuzz; then
+	echo "$0: building the fuzz target failed" >&2
+	exit 2
+fi
+bin=$build/tests/fuzz/fuzz_mfile
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/culprit-fuzz.XXXXXX")
 keep=${FUZZ_KEEP:-}
 # shellcheck disable=SC2317  # called by the EXIT trap
 cleanup() { if [ -z "$keep" ]; then rm -rf "$work"; fi; }
 trap cleanup EXIT
-
-# libFuzzer ships with clang's compiler-rt, which some installs lack.
-printf '#include <stdint.h>\n#include <stddef.h>\nint LLVMFuzzerTestOneInput(const uint8_t *d, size_t n);\nint LLVMFuzzerTestOneInput(const uint8_t *d, size_t n) { (void)d; (void)n; return 0; }\n' \
-	> "$work/probe.c"
-if ! "$clang" -fsanitize=fuzzer,address,undefined -o "$work/probe" "$work/probe.c" \
-		> "$work/probe.log" 2>&1; then
-	echo "$0: SKIP: $clang cannot link -fsanitize=fuzzer,address,undefined" \
-		"(libFuzzer/compiler-rt missing?):" >&2
-	sed 's/^/  /' "$work/probe.log" | head -5 >&2
-	exit 77
-fi
-
-bin=$work/fuzz_mfile
-if ! "$clang" -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-		-std=c11 -D_GNU_SOURCE -Wall -Wextra -I "$repo/common" \
-		-o "$bin" "$here/fuzz_mfile.c" "$repo/common/mfile_read.c" \
-		"$repo/common/crc32c.c"; then
-	echo "$0: building the fuzz target failed" >&2
-	exit 2
-fi
 
 mkdir "$work/corpus" "$work/artifacts"
 cp "$here"/corpus/* "$work/corpus/"
@@ -100,6 +92,7 @@ if [ "$rc" -ne 0 ] || [ -n "$crashes" ]; then
 		for c in $crashes; do
 			echo "crashing input: $c ($(wc -c < "$c") bytes)"
 			echo "reproduce:      $bin $c"
+			echo "                (or, without libFuzzer: $build/tests/fuzz/replay $c)"
 			echo "hex:            $(od -An -tx1 -v "$c" | tr -d ' \n' | head -c 400)"
 		done
 	else
