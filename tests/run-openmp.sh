@@ -159,16 +159,19 @@ for cc in $compilers; do
 		share=$(sql $db "SELECT round(100.0 * (SELECT sum(inclusive) FROM procedure_metrics WHERE
 			procedure = 'main' AND event = 'cputime' AND metric = 'work') / (SELECT total FROM
 			metrics WHERE event = 'cputime' AND metric = 'work'), 1)")
-		note "$cc untied, $threads threads: serial() under $parent; $mains main frame(s) with $share% of the work"
+		note "$cc untied, $threads threads: serial() under $parent; $mains main frame(s) with $share% of the work; untied/serial $(ratio "$(pm $db untied_tasks work)" "$(pm $db serial work)"), undeferred/serial $(ratio "$(pm $db undeferred_tasks work)" "$(pm $db serial work)")"
 		check "$cc untied, $threads threads: serial code after the region is under main" \
 			[ "$parent" = main ]
 		check "$cc untied, $threads threads: one main, with all of the work" \
 			sh -c "[ '$mains' = 1 ] && awk -v s='$share' 'BEGIN { exit !(s >= 99 && s <= 100.01) }'"
-		# Per task, each kind does three units of work: serial() one.
+		# Per task, each kind does three units of work: serial() one.  The
+		# tasks run two at a time and serial() alone, so on a loaded machine
+		# (CI's sanitizer build) a unit's CPU time differs between them by
+		# up to 10%: 15% still catches a lost sixth of the tasks' work.
 		check "$cc untied, $threads threads: untied tasks and their children under the function that created them" \
-			near "$(ratio "$(pm $db untied_tasks work)" "$(pm $db serial work)")" 3 0.3
+			near "$(ratio "$(pm $db untied_tasks work)" "$(pm $db serial work)")" 3 0.45
 		check "$cc untied, $threads threads: undeferred tasks and their children likewise" \
-			near "$(ratio "$(pm $db undeferred_tasks work)" "$(pm $db serial work)")" 3 0.3
+			near "$(ratio "$(pm $db undeferred_tasks work)" "$(pm $db serial work)")" 3 0.45
 	done
 
 	# ---- short parallel regions: idleness against the program's clocks ----------
