@@ -153,13 +153,8 @@ int writer_thread_file(struct culprit_thread *t)
 	mfile_put_u32(&w, c->count);
 	for (uint32_t id = 0; id < c->count; id++) {
 		const struct cct_node *n = cct_node(c, id);
-		mfile_put_u32(&w, id == 0 ? MFILE_NONE : n->parent);
-		mfile_put_u8(&w, n->kind);
-		mfile_put_u8(&w, n->flags);
-		mfile_put_u16(&w, 0);
-		mfile_put_u32(&w, n->module);
-		mfile_put_u32(&w, 0);
-		mfile_put_u64(&w, n->key);
+		mfile_put_node(&w, id == 0 ? MFILE_NONE : n->parent, n->kind, n->flags, n->module,
+			       n->key);
 	}
 	mfile_section_end(&w);
 
@@ -174,9 +169,7 @@ int writer_thread_file(struct culprit_thread *t)
 		for (uint32_t k = 0; k < ncols; k++) {
 			if (n->metric[k] == 0)
 				continue;
-			mfile_put_u32(&w, id);
-			mfile_put_u32(&w, k);
-			mfile_put_f64(&w, n->metric[k]);
+			mfile_put_value(&w, id, k, n->metric[k]);
 		}
 	}
 	mfile_section_end(&w);

@@ -184,6 +184,25 @@ void mfile_put_bytes(struct mfile_writer *w, const void *p, uint32_t n)
 	mfile_put(w, p, n);
 }
 
+void mfile_put_node(struct mfile_writer *w, uint32_t parent, uint8_t kind, uint8_t flags,
+		    uint32_t module, uint64_t key)
+{
+	mfile_put_u32(w, parent);
+	mfile_put_u8(w, kind);
+	mfile_put_u8(w, flags);
+	mfile_put_u16(w, 0);
+	mfile_put_u32(w, module);
+	mfile_put_u32(w, 0);
+	mfile_put_u64(w, key);
+}
+
+void mfile_put_value(struct mfile_writer *w, uint32_t node, uint32_t column, double value)
+{
+	mfile_put_u32(w, node);
+	mfile_put_u32(w, column);
+	mfile_put_f64(w, value);
+}
+
 void mfile_put_str(struct mfile_writer *w, const char *s)
 {
 	size_t n = s ? strlen(s) : 0;

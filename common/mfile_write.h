@@ -45,6 +45,12 @@ void mfile_put_f64(struct mfile_writer *w, double v);
 void mfile_put_str(struct mfile_writer *w, const char *s);
 void mfile_put_bytes(struct mfile_writer *w, const void *p, uint32_t n);
 
+/* One NODE record and one MTRC value, laid out as mfile_format.h says (the
+ * section's count comes first, from the caller).  async-signal-safe. */
+void mfile_put_node(struct mfile_writer *w, uint32_t parent, uint8_t kind, uint8_t flags,
+		    uint32_t module, uint64_t key);
+void mfile_put_value(struct mfile_writer *w, uint32_t node, uint32_t column, double value);
+
 /* Writes the END section and closes the file.  Returns 0 or -errno of the
  * first failure; on failure the partial file is left for the reader to
  * diagnose (it lacks END).  async-signal-safe. */

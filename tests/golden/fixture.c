@@ -493,13 +493,7 @@ static void write_thread(const char *dir, const struct thread_spec *ts, uint32_t
 	mfile_put_u32(&w, t->count);
 	for (uint32_t i = 0; i < t->count; i++) {
 		const struct node *n = &t->n[i];
-		mfile_put_u32(&w, n->parent);
-		mfile_put_u8(&w, n->kind);
-		mfile_put_u8(&w, n->flags);
-		mfile_put_u16(&w, 0);
-		mfile_put_u32(&w, n->module);
-		mfile_put_u32(&w, 0);
-		mfile_put_u64(&w, n->key);
+		mfile_put_node(&w, n->parent, n->kind, n->flags, n->module, n->key);
 	}
 	mfile_section_end(&w);
 
@@ -512,9 +506,7 @@ static void write_thread(const char *dir, const struct thread_spec *ts, uint32_t
 	for (uint32_t i = 0; i < t->count; i++)
 		for (uint32_t c = 0; c < NCOLUMNS; c++)
 			if (t->n[i].v[c] != 0) {
-				mfile_put_u32(&w, i);
-				mfile_put_u32(&w, c);
-				mfile_put_f64(&w, t->n[i].v[c]);
+				mfile_put_value(&w, i, c, t->n[i].v[c]);
 			}
 	mfile_section_end(&w);
 	writer_close(&w);
