@@ -297,43 +297,35 @@ void tables_write_identity(sqlite3 *db, const struct experiment *e)
 	write_threads(db, e);
 }
 
-static const char *event_description(const char *name)
-{
-	if (strcmp(name, "cputime") == 0)
-		return "CPU time of each thread";
-	if (strcmp(name, "realtime") == 0)
-		return "wall-clock time of each thread, blocked or not";
-	return "a perf_event counter (libpfm4 name)";
-}
+/* What each event and metric is, for the events and metrics tables. */
+static const char *const descriptions[][2] = {
+	{ "cputime", "CPU time of each thread" },
+	{ "realtime", "wall-clock time of each thread, blocked or not" },
+	{ MET_SAMPLES, "samples recorded" },
+	{ MET_WORK, "the event's measured value in threads that were not idle workers" },
+	{ MET_IDLENESS, "work times idle workers over working workers: idleness blamed on the "
+			"code that ran while other workers idled" },
+	{ CAUSE_SERIAL, "idleness while workers had no parallel work: serial code ran" },
+	{ CAUSE_BARRIER, "idleness while workers waited at a barrier for the rest: load "
+			 "imbalance" },
+	{ CAUSE_LOCK, "idleness while workers waited for a lock or critical section" },
+	{ CAUSE_TASKWAIT, "idleness while workers waited for child tasks to finish" },
+	{ MET_OVERHEAD, "work in the parallel runtime rather than the program: instructions "
+			"tagged or matched by an overhead rule" },
+	{ MET_USEFUL, "work minus overhead: the program's own computation" },
+	{ MET_EFFORT, "work plus idleness: everything the workers spent, working or not" },
+	{ MET_MEASUREMENT, "the event's value in samples taken in culprit's own work (its "
+			   "callbacks and captures), where it was paid: the measurement's cost, "
+			   "not in work" },
+};
 
-static const char *metric_description(const char *name)
+/* NAME's description, or OTHERWISE. */
+static const char *description(const char *name, const char *otherwise)
 {
-	if (strcmp(name, MET_SAMPLES) == 0)
-		return "samples recorded";
-	if (strcmp(name, MET_WORK) == 0)
-		return "the event's measured value in threads that were not idle workers";
-	if (strcmp(name, MET_IDLENESS) == 0)
-		return "work times idle workers over working workers: idleness blamed on the code "
-		       "that ran while other workers idled";
-	if (strcmp(name, CAUSE_SERIAL) == 0)
-		return "idleness while workers had no parallel work: serial code ran";
-	if (strcmp(name, CAUSE_BARRIER) == 0)
-		return "idleness while workers waited at a barrier for the rest: load imbalance";
-	if (strcmp(name, CAUSE_LOCK) == 0)
-		return "idleness while workers waited for a lock or critical section";
-	if (strcmp(name, CAUSE_TASKWAIT) == 0)
-		return "idleness while workers waited for child tasks to finish";
-	if (strcmp(name, MET_OVERHEAD) == 0)
-		return "work in the parallel runtime rather than the program: instructions tagged "
-		       "or matched by an overhead rule";
-	if (strcmp(name, MET_USEFUL) == 0)
-		return "work minus overhead: the program's own computation";
-	if (strcmp(name, MET_EFFORT) == 0)
-		return "work plus idleness: everything the workers spent, working or not";
-	if (strcmp(name, MET_MEASUREMENT) == 0)
-		return "the event's value in samples taken in culprit's own work (its callbacks "
-		       "and captures), where it was paid: the measurement's cost, not in work";
-	return "";
+	for (size_t i = 0; i < sizeof descriptions / sizeof *descriptions; i++)
+		if (strcmp(name, descriptions[i][0]) == 0)
+			return descriptions[i][1];
+	return otherwise;
 }
 
 void tables_write_events(sqlite3 *db, const struct ctree *t)
@@ -354,7 +346,7 @@ void tables_write_events(sqlite3 *db, const struct ctree *t)
 			else
 				sqlite3_bind_null(s, 5);
 		}
-		bind_text(s, 6, event_description(ev->name));
+		bind_text(s, 6, description(ev->name, "a perf_event counter (libpfm4 name)"));
 		db_step_reset(db, s);
 	}
 	sqlite3_finalize(s);
@@ -367,8 +359,8 @@ void tables_write_events(sqlite3 *db, const struct ctree *t)
 		bind_text(s, 3, m->unit);
 		if (strncmp(m->name, MET_OVERHEAD_PREFIX, strlen(MET_OVERHEAD_PREFIX)) == 0)
 			described = xasprintf("work in the parallel runtime's code classified as %s "
-					      "overhead (see contexts.overhead_by)", m->name + 9);
-		bind_text(s, 4, described ? described : metric_description(m->name));
+					      "overhead (see contexts.overhead_by)", m->name + strlen(MET_OVERHEAD_PREFIX));
+		bind_text(s, 4, described ? described : description(m->name, ""));
 		bind_real(s, 5, m->total);
 		bind_percent(s, 6, m->total, percent_base(t, (uint32_t)i));
 		db_step_reset(db, s);
