@@ -12,10 +12,14 @@ struct kids {
 };
 
 /* Call sites met among the children, to look through after the scan. */
+struct site {
+	int64_t id;
+	char *file;
+	int line;
+};
+
 struct sites {
-	int64_t *id;
-	char **file;
-	int *line;
+	struct site *s;
 	size_t n, cap;
 };
 
@@ -67,16 +71,10 @@ static struct dbr_child *add_child(struct kids *k, sqlite3_stmt *s, int64_t id, 
 
 static void add_site(struct sites *st, sqlite3_stmt *s, int64_t id)
 {
-	if (st->n && st->id[st->n - 1] == id)
+	if (st->n && st->s[st->n - 1].id == id)
 		return;		/* the same call site, another metric */
-	size_t c1 = st->cap, c2 = st->cap;
-	grow_array(&st->id, &st->cap, st->n + 1, sizeof *st->id);
-	grow_array(&st->file, &c1, st->n + 1, sizeof *st->file);
-	grow_array(&st->line, &c2, st->n + 1, sizeof *st->line);
-	st->id[st->n] = id;
-	st->file[st->n] = dbr_text(s, 4);
-	st->line[st->n] = sqlite3_column_int(s, 5);
-	st->n++;
+	grow_array(&st->s, &st->cap, st->n + 1, sizeof *st->s);
+	st->s[st->n++] = (struct site){ id, dbr_text(s, 4), sqlite3_column_int(s, 5) };
 }
 
 static int read_children(struct dbr *r, struct kids *k, int64_t parent, const char *event,
@@ -113,13 +111,11 @@ static int read_children(struct dbr *r, struct kids *k, int64_t parent, const ch
 		dbr_fail_sql(r);
 	for (size_t i = 0; i < st.n; i++) {
 		if (rc == SQLITE_DONE &&
-		    read_children(r, k, st.id[i], event, metrics, st.file[i], st.line[i]) < 0)
+		    read_children(r, k, st.s[i].id, event, metrics, st.s[i].file, st.s[i].line) < 0)
 			rc = SQLITE_ERROR;
-		free(st.file[i]);
+		free(st.s[i].file);
 	}
-	free(st.id);
-	free(st.file);
-	free(st.line);
+	free(st.s);
 	return rc == SQLITE_DONE ? 0 : -1;
 }
 
