@@ -57,6 +57,8 @@ struct culprit_config {
 	uint32_t max_nodes;		/* tree nodes per thread */
 	uint32_t sample_lead_ns;	/* a sampled thread stops this long before
 					   the kernel time-stamps the sample */
+	int waits;			/* track blocking waits (CULPRIT_WAITS) */
+	int io_idle;			/* blocking I/O is idleness (CULPRIT_IO_IDLE) */
 };
 HIDDEN extern struct culprit_config culprit_config;
 
@@ -67,7 +69,7 @@ enum {
 	COL_SAMPLES = 0,	/* samples recorded */
 	COL_WORK = 1,		/* sum of the event's measured deltas */
 	COL_IDLENESS = 2,	/* work * n_idle / n_working, blamed here */
-	COL_IDLE_CAUSE = 3,	/* the same split by cause: 4 columns */
+	COL_IDLE_CAUSE = 3,	/* the same split by cause: CULPRIT_IDLE_CAUSES columns */
 	/* Samples taken in culprit's own work (callbacks, captures): their
 	 * value, kept out of the program's work. */
 	COL_MEASUREMENT = 3 + CULPRIT_IDLE_CAUSES,
@@ -229,6 +231,8 @@ enum thread_counter {
 	CNT_CAPTURES,		/* logical context records made on the thread */
 	CNT_CAPTURES_UNWOUND,	/* ... of which by unwinding (the rest remembered) */
 	CNT_CTX_FREED,		/* records whose last reference the thread dropped */
+	CNT_WORKER_CHANGES,	/* worker states declared: idleness was tracked */
+	CNT_WAITS_LOST,		/* waits not counted: the thread's table was full */
 	CNT_MAX
 };
 HIDDEN extern const char *const culprit_counter_names[CNT_MAX];
@@ -254,6 +258,7 @@ struct culprit_thread {
 	double idle_value[EVENT_MAX];	/* event value in idle samples */
 	int fallback_errno[EVENT_MAX];	/* nonzero: a timer replaced perf_event */
 	struct worker_slot *worker_slot;	/* its worker state (workers.c); NULL: no worker */
+	struct wait_table *waits;	/* where it blocked (waits.c); kept with the slot */
 	volatile sig_atomic_t in_unwind;	/* a fault now is ours to catch */
 	sigjmp_buf unwind_jmp;		/* where a fault in the unwinder lands */
 	uint64_t wakeups;		/* samples taken; lets sleeps restart */
@@ -463,6 +468,14 @@ HIDDEN void workers_counts(struct worker_counts *out, uint64_t at,
 HIDDEN enum culprit_worker_state workers_state(const struct culprit_thread *t,
 					       enum culprit_idle_cause *cause);
 HIDDEN void workers_thread_end(struct culprit_thread *t);
+
+/* ---- blocking waits (waits.c) ---------------------------------------------- */
+
+struct mfile_writer;
+/* Writes T's WAIT section, if it waited.  async-signal-safe. */
+HIDDEN void waits_write(struct mfile_writer *w, const struct culprit_thread *t);
+/* Empties T's table of wait sites, for the next thread in its slot. */
+HIDDEN void waits_forget(struct culprit_thread *t);
 HIDDEN void workers_fork_child(void);
 
 /* ---- signals (signals.c) ------------------------------------------------- */

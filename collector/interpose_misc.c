@@ -1,4 +1,5 @@
-/* interpose_misc.c - dlclose, sleeps that our samples would cut short, and
+/* interpose_misc.c - dlclose, sleeps that our samples would cut short (and
+ * that make a working thread idle, for cause `sleep`), and
  * the pipe libunwind keeps.
  *
  * dlclose(): after it returns, the load map records which modules went
@@ -58,56 +59,75 @@ static int ours(uint64_t before)
 	return culprit_thread_self() && wakeups() != before;
 }
 
-EXPORT int nanosleep(const struct timespec *req, struct timespec *rem)
+/* nanosleep, resumed after our samples; the thread is idle for `sleep`
+ * meanwhile, counted at SITE (waits.c). */
+static int sleep_for(const struct timespec *req, struct timespec *rem, const void *site)
 {
-	struct timespec left, r;
+	struct timespec left = *req, r;
+	struct culprit_block w;
 
-	if (!req)
-		return REAL(nanosleep)(req, rem);
-	left = *req;
+	culprit_block_begin(&w, CULPRIT_BLOCK_SLEEP, CULPRIT_IDLE_SLEEP, NULL, site);
+	int rc;
 	for (;;) {
-		uint64_t w = wakeups();
-		int rc = REAL(nanosleep)(&left, &r);
-		if (rc == 0 || errno != EINTR || !ours(w)) {
+		uint64_t before = wakeups();
+		rc = REAL(nanosleep)(&left, &r);
+		if (rc == 0 || errno != EINTR || !ours(before)) {
 			if (rc < 0 && errno == EINTR && rem)
 				*rem = r;
-			return rc;
+			break;
 		}
 		left = r;
 	}
+	int saved = errno;
+	culprit_block_end(&w);
+	errno = saved;
+	return rc;
+}
+
+EXPORT int nanosleep(const struct timespec *req, struct timespec *rem)
+{
+	if (!req)
+		return REAL(nanosleep)(req, rem);
+	return sleep_for(req, rem, __builtin_return_address(0));
 }
 
 EXPORT int clock_nanosleep(clockid_t clock, int flags, const struct timespec *req,
 			   struct timespec *rem)
 {
 	struct timespec left, r;
+	struct culprit_block w;
 
 	if (!req)
 		return REAL(clock_nanosleep)(clock, flags, req, rem);
+	culprit_block_begin(&w, CULPRIT_BLOCK_SLEEP, CULPRIT_IDLE_SLEEP, NULL,
+			    __builtin_return_address(0));
 	left = *req;
+	int rc;
 	for (;;) {
-		uint64_t w = wakeups();
-		int rc = REAL(clock_nanosleep)(clock, flags, &left, &r);
-		if (rc != EINTR || !ours(w)) {
+		uint64_t before = wakeups();
+		rc = REAL(clock_nanosleep)(clock, flags, &left, &r);
+		if (rc != EINTR || !ours(before)) {
 			if (rc == EINTR && rem && !(flags & TIMER_ABSTIME))
 				*rem = r;
-			return rc;
+			break;
 		}
 		if (!(flags & TIMER_ABSTIME))
 			left = r;	/* an absolute deadline stays as it is */
 	}
+	culprit_block_end(&w);
+	return rc;
 }
 
 EXPORT int usleep(useconds_t usec)
 {
 	struct timespec ts = { (time_t)(usec / 1000000), (long)(usec % 1000000) * 1000 };
-	return nanosleep(&ts, NULL);
+	return sleep_for(&ts, NULL, __builtin_return_address(0));
 }
 
 EXPORT unsigned int sleep(unsigned int seconds)
 {
 	struct timespec ts = { (time_t)seconds, 0 }, rem;
-	if (nanosleep(&ts, &rem) < 0 && errno == EINTR)
+	if (sleep_for(&ts, &rem, __builtin_return_address(0)) < 0 && errno == EINTR)
 		return (unsigned)rem.tv_sec + (rem.tv_nsec > 0);
 	return 0;
 }

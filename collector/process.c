@@ -94,6 +94,8 @@ static int read_config(void)
 				  SETTING_MAX_NODES_MIN, SETTING_MAX_NODES_MAX);
 	/* Measured by culprit run on this machine (driver/sample_lead.c). */
 	c->sample_lead_ns = env_number("CULPRIT_SAMPLE_LEAD", 0, 0, 1000000);
+	c->waits = env_number("CULPRIT_WAITS", 1, 0, 1) != 0;
+	c->io_idle = env_number("CULPRIT_IO_IDLE", 0, 0, 1) != 0;
 	return 0;
 }
 

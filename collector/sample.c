@@ -28,6 +28,9 @@ const char *const culprit_column_names[COLS_PER_EVENT] = {
 	[COL_IDLE_CAUSE + CULPRIT_IDLE_BARRIER] = "idleness:barrier",
 	[COL_IDLE_CAUSE + CULPRIT_IDLE_LOCK] = "idleness:lock",
 	[COL_IDLE_CAUSE + CULPRIT_IDLE_TASKWAIT] = "idleness:taskwait",
+	[COL_IDLE_CAUSE + CULPRIT_IDLE_JOIN] = "idleness:join",
+	[COL_IDLE_CAUSE + CULPRIT_IDLE_SLEEP] = "idleness:sleep",
+	[COL_IDLE_CAUSE + CULPRIT_IDLE_IO] = "idleness:io",
 	[COL_MEASUREMENT] = "measurement",
 };
 

@@ -44,6 +44,8 @@ const char *const culprit_counter_names[CNT_MAX] = {
 	[CNT_CAPTURES] = "context:captures",
 	[CNT_CAPTURES_UNWOUND] = "context:captures_unwound",
 	[CNT_CTX_FREED] = "context:freed",
+	[CNT_WORKER_CHANGES] = "worker:changes",
+	[CNT_WAITS_LOST] = "waits:lost",
 };
 
 struct culprit_thread *culprit_thread_list(void)
@@ -60,6 +62,8 @@ static void reset_slot(struct culprit_thread *t)
 	/* Captures are remembered by stack address: not the new thread's. */
 	struct capture_memo *memo = t->capture_memo;
 	capture_forget(memo);
+	waits_forget(t);
+	struct wait_table *waits = t->waits;
 	/* The sample path's scratch stays too (its raw part is kept zero). */
 	void **raw = t->raw;
 	struct culprit_frame *frame = t->frame;
@@ -70,6 +74,7 @@ static void reset_slot(struct culprit_thread *t)
 	t->next = next;
 	t->ctx_pool = pool;
 	t->capture_memo = memo;
+	t->waits = waits;
 	t->raw = raw;
 	t->frame = frame;
 	t->scratch_cap = scratch_cap;

@@ -180,6 +180,7 @@ void culprit_worker_set(enum culprit_worker_state state, enum culprit_idle_cause
 	if (((r ? r : c) & STATE_MASK) == now)
 		return;
 	append(s, n, r, make_change(now, stamp_of(culprit_stamp())));
+	t->counter[CNT_WORKER_CHANGES]++;
 }
 
 /* async-signal-safe */
@@ -191,6 +192,12 @@ enum culprit_worker_state workers_state(const struct culprit_thread *t,
 	if (cause)
 		*cause = (enum culprit_idle_cause)(packed >> 4 & 0xf);
 	return (enum culprit_worker_state)(packed & 0xf);
+}
+
+/* async-signal-safe */
+enum culprit_worker_state culprit_worker_get(enum culprit_idle_cause *cause)
+{
+	return workers_state(culprit_thread_self(), cause);
 }
 
 struct culprit_worker *culprit_worker_self(void)

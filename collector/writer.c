@@ -174,6 +174,8 @@ int writer_thread_file(struct culprit_thread *t)
 	}
 	mfile_section_end(&w);
 
+	waits_write(&w, t);
+
 	char notes[1 + EVENT_MAX][256];
 	uint32_t nnotes = 0;
 	if (c->limit_hit)

@@ -24,7 +24,7 @@
 #define MFILE_MAGIC "\x89" "CULPRT\n"	/* 8 bytes; \x89 and \n catch text-mode damage */
 #define MFILE_MAGIC_LEN 8
 #define MFILE_VERSION_MAJOR 1
-#define MFILE_VERSION_MINOR 0
+#define MFILE_VERSION_MINOR 1
 
 #define MFILE_HEADER_SIZE 32
 #define MFILE_SECTION_HEADER_SIZE 16
@@ -48,7 +48,7 @@ enum mfile_kind {
 	((uint32_t)(a) | (uint32_t)(b) << 8 | (uint32_t)(c) << 16 | (uint32_t)(d) << 24)
 
 /* Section tags.  Process files hold IDNT ARGV EVNT MODS [NOTE] END; thread
- * files hold THRD COLS CNTR NODE MTRC [NOTE] END. */
+ * files hold THRD COLS CNTR NODE MTRC [WAIT] [NOTE] END. */
 #define MFILE_TAG_IDNT MFILE_TAG('I', 'D', 'N', 'T')	/* process identity */
 #define MFILE_TAG_ARGV MFILE_TAG('A', 'R', 'G', 'V')	/* command line */
 #define MFILE_TAG_EVNT MFILE_TAG('E', 'V', 'N', 'T')	/* sampled events */
@@ -59,6 +59,7 @@ enum mfile_kind {
 #define MFILE_TAG_NODE MFILE_TAG('N', 'O', 'D', 'E')	/* calling-context tree */
 #define MFILE_TAG_MTRC MFILE_TAG('M', 'T', 'R', 'C')	/* metric values */
 #define MFILE_TAG_NOTE MFILE_TAG('N', 'O', 'T', 'E')	/* free-text notes */
+#define MFILE_TAG_WAIT MFILE_TAG('W', 'A', 'I', 'T')	/* blocking waits (minor 1) */
 #define MFILE_TAG_END  MFILE_TAG('E', 'N', 'D', '.')	/* u32 count of sections before it, u32 0 */
 
 /* IDNT payload:
@@ -171,5 +172,16 @@ enum mfile_marker {
 #define MFILE_VALUE_SIZE 16
 
 /* NOTE payload: u32 count, then that many strings. */
+/* WAIT payload (thread files, version 1.1; absent when the thread never
+ * blocked): u32 count, then per wait site, 56 bytes:
+ *   u32 kind               enum culprit_block_kind (unwind-plugins/plugin.h)
+ *   u32 cause              the idleness cause it counted as (its column's)
+ *   u32 module, u32 reserved
+ *   u64 site               the return address into the waiting call's caller:
+ *                          ELF virtual address in MODULE (0: a raw address)
+ *   u64 object             the lock's, condition's, ... address (0: none)
+ *   u64 count, u64 total_ns, u64 max_ns    the waits, in CLOCK_MONOTONIC
+ */
+#define MFILE_WAIT_SIZE 56
 
 #endif

@@ -443,6 +443,34 @@ static void decode_mtrc(struct cursor *c, struct mfile_thread *t)
 	check_end(c);
 }
 
+static void decode_wait(struct cursor *c, struct mfile_thread *t)
+{
+	t->nwaits = get_count(c, MFILE_WAIT_SIZE, "wait count");
+	t->waits = alloc_array(c, t->nwaits, sizeof *t->waits);
+	for (uint32_t i = 0; i < t->nwaits && !c->failed; i++) {
+		struct mfile_wait *w = &t->waits[i];
+		uint64_t at = c->pos;
+		w->kind = get_u32(c, "wait kind");
+		w->cause = get_u32(c, "wait cause");
+		w->module = get_u32(c, "wait module");
+		(void)get_u32(c, "reserved");
+		w->site = get_u64(c, "wait site");
+		w->object = get_u64(c, "wait object");
+		w->count = get_u64(c, "wait count");
+		w->total_ns = get_u64(c, "wait total");
+		w->max_ns = get_u64(c, "wait maximum");
+		if (c->failed)
+			break;
+		c->pos = at;
+		if (w->count == 0 || w->max_ns > w->total_ns)
+			CORRUPT(c, "wait site %u has %llu waits of %llu ns, the longest %llu ns", i,
+				(unsigned long long)w->count, (unsigned long long)w->total_ns,
+				(unsigned long long)w->max_ns);
+		c->pos = at + MFILE_WAIT_SIZE;
+	}
+	check_end(c);
+}
+
 static void decode_note(struct cursor *c, struct mfile *mf)
 {
 	mf->nnotes = get_count(c, 4, "note count");
@@ -470,6 +498,7 @@ static const struct section_kind known_sections[] = {
 	{ MFILE_TAG_CNTR, MFILE_THREAD, 1 },
 	{ MFILE_TAG_NODE, MFILE_THREAD, 1 },
 	{ MFILE_TAG_MTRC, MFILE_THREAD, 1 },
+	{ MFILE_TAG_WAIT, MFILE_THREAD, 0 },
 	{ MFILE_TAG_NOTE, 0, 0 },
 };
 #define NKNOWN (sizeof known_sections / sizeof known_sections[0])
@@ -498,6 +527,7 @@ static int decode_section(struct mfile *mf, uint32_t tag, struct cursor *c)
 	case MFILE_TAG_CNTR: decode_cntr(c, &mf->u.thread); break;
 	case MFILE_TAG_NODE: decode_node(c, &mf->u.thread); break;
 	case MFILE_TAG_MTRC: decode_mtrc(c, &mf->u.thread); break;
+	case MFILE_TAG_WAIT: decode_wait(c, &mf->u.thread); break;
 	case MFILE_TAG_NOTE: decode_note(c, mf); break;
 	default: break;
 	}

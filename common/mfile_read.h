@@ -86,6 +86,11 @@ struct mfile_value {
 	double value;		/* finite */
 };
 
+struct mfile_wait {
+	uint32_t kind, cause, module;
+	uint64_t site, object, count, total_ns, max_ns;
+};
+
 struct mfile_thread {
 	uint64_t process_nonce;
 	uint32_t pid, generation, seq, tid;
@@ -101,6 +106,8 @@ struct mfile_thread {
 	struct mfile_node *nodes;
 	uint32_t nvalues;
 	struct mfile_value *values;
+	uint32_t nwaits;		/* WAIT: where the thread blocked (may be 0) */
+	struct mfile_wait *waits;
 };
 
 struct mfile_section_info {

@@ -55,6 +55,9 @@
 #define CAUSE_BARRIER		"idleness:barrier"	/* imbalance at barriers */
 #define CAUSE_LOCK		"idleness:lock"		/* waiting for locks */
 #define CAUSE_TASKWAIT		"idleness:taskwait"	/* waiting for child tasks */
+#define CAUSE_JOIN		"idleness:join"		/* waiting for threads to end */
+#define CAUSE_SLEEP		"idleness:sleep"	/* asleep */
+#define CAUSE_IO		"idleness:io"		/* blocked in I/O (--io-idle) */
 
 /* ---- measurement_quality.item ---- */
 #define QUALITY_CULPRIT		"culprit"		/* culprit's own work */

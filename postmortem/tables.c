@@ -310,6 +310,9 @@ static const char *const descriptions[][2] = {
 			 "imbalance" },
 	{ CAUSE_LOCK, "idleness while workers waited for a lock or critical section" },
 	{ CAUSE_TASKWAIT, "idleness while workers waited for child tasks to finish" },
+	{ CAUSE_JOIN, "idleness while threads waited for other threads to end (pthread_join)" },
+	{ CAUSE_SLEEP, "idleness while threads slept (nanosleep, usleep, sleep)" },
+	{ CAUSE_IO, "idleness while threads were blocked in I/O (culprit run --io-idle)" },
 	{ MET_OVERHEAD, "work in the parallel runtime rather than the program: instructions "
 			"tagged or matched by an overhead rule" },
 	{ MET_USEFUL, "work minus overhead: the program's own computation" },

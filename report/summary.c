@@ -16,14 +16,24 @@ static const char *const cause[][2] = {
 	{ CAUSE_BARRIER, "imbalance at barriers" },
 	{ CAUSE_LOCK, "synchronization (locks)" },
 	{ CAUSE_TASKWAIT, "waiting for child tasks" },
+	{ CAUSE_JOIN, "waiting for threads to end" },
+	{ CAUSE_SLEEP, "sleeping" },
+	{ CAUSE_IO, "blocked in I/O" },
 };
+
+/* METRIC's place in the table above (its length: not a cause). */
+static size_t cause_rank(const char *metric)
+{
+	size_t i = 0;
+	while (i < sizeof cause / sizeof *cause && strcmp(metric, cause[i][0]) != 0)
+		i++;
+	return i;
+}
 
 static const char *cause_label(const char *metric)
 {
-	for (size_t i = 0; i < sizeof cause / sizeof *cause; i++)
-		if (strcmp(metric, cause[i][0]) == 0)
-			return cause[i][1];
-	return NULL;
+	size_t i = cause_rank(metric);
+	return i < sizeof cause / sizeof *cause ? cause[i][1] : NULL;
 }
 
 /* The order of the summary's rows: useful work, overhead by size, idleness
@@ -31,7 +41,8 @@ static const char *cause_label(const char *metric)
 static const char summary_order[] =
 	"CASE category WHEN 'useful work' THEN 0 WHEN 'overhead' THEN 1 ELSE 2 END, "
 	"CASE metric WHEN '" CAUSE_SERIAL "' THEN 0 WHEN '" CAUSE_BARRIER "' THEN 1 "
-	"WHEN '" CAUSE_LOCK "' THEN 2 WHEN '" CAUSE_TASKWAIT "' THEN 3 ELSE 4 END";
+	"WHEN '" CAUSE_LOCK "' THEN 2 WHEN '" CAUSE_TASKWAIT "' THEN 3 WHEN '" CAUSE_JOIN "' THEN 4 "
+	"WHEN '" CAUSE_SLEEP "' THEN 5 WHEN '" CAUSE_IO "' THEN 6 ELSE 7 END";
 
 /* The summary's last part: what culprit took, and samples that lost part
  * of their path (databases before schema 3 have none of it). */
@@ -107,6 +118,8 @@ static int put_totals(const struct report *r)
 		}
 		if (overhead && v == 0)
 			continue;	/* types of other runtimes */
+		if (v == 0 && cause_rank(metric) >= 4)
+			continue;	/* causes only pthreads programs have */
 		printf("%-12s ", cat);
 		put_safe(part, 40);
 		printf("%*s %12s %7.1f\n", 40 - (int)strlen(part) > 0 ? 40 - (int)strlen(part) : 0, "",
@@ -125,44 +138,68 @@ static char *thread_share(const char *metric)
 			 "m.thread_id = t.id AND m.event = e.event AND m.metric LIKE '%s')", metric);
 }
 
+/* The per-thread table's columns: useful work, overhead, and the causes
+ * of idleness that the run has (the first four always, as OpenMP's). */
+struct thread_column {
+	const char *metric, *heading, *part;
+};
+
+static size_t thread_columns(const struct report *r, struct thread_column *col)
+{
+	size_t n = 0;
+	col[n++] = (struct thread_column){ MET_USEFUL, "useful", "useful work" };
+	col[n++] = (struct thread_column){ MET_OVERHEAD_PREFIX "%", "overhead", "overhead" };
+	for (size_t i = 0; i < sizeof cause / sizeof *cause; i++) {
+		int found = 0;
+		if (i >= 4 && !(dbr_metric_total(r->db, r->ch.event, cause[i][0], &found) > 0))
+			continue;
+		col[n++] = (struct thread_column){ cause[i][0], cause[i][0] + strlen("idleness:"),
+						   cause[i][1] };
+	}
+	return n;
+}
+
 /* Each thread, as a share of its own effort. */
 static int put_threads(const struct report *r)
 {
-	static const char *const parts[] = { "useful work", "overhead", "serialization",
-					     "imbalance at barriers", "synchronization (locks)",
-					     "waiting for child tasks" };
-	static const char *const metrics[] = { MET_USEFUL, MET_OVERHEAD, CAUSE_SERIAL,
-					       CAUSE_BARRIER, CAUSE_LOCK, CAUSE_TASKWAIT };
-	char *col[6];
-	for (int k = 0; k < 6; k++)
-		col[k] = thread_share(k == 1 ? MET_OVERHEAD_PREFIX "%" : metrics[k]);
-	char *sql = xasprintf("SELECT t.id, t.tid, t.name, e.value, %s, %s, %s, %s, %s, %s FROM "
-			      TBL_THREADS " t JOIN " TBL_THREAD_METRICS " e ON e.thread_id = t.id "
-			      "WHERE e.event = ? AND e.metric = '" MET_EFFORT "' AND e.value > 0 "
-			      "ORDER BY t.id", col[0], col[1], col[2], col[3], col[4], col[5]);
-	for (int k = 0; k < 6; k++)
-		free(col[k]);
+	struct thread_column col[2 + sizeof cause / sizeof *cause];
+	size_t ncol = thread_columns(r, col);
+	char *list = xstrdup("");
+	for (size_t k = 0; k < ncol; k++) {
+		char *share = thread_share(col[k].metric);
+		char *longer = xasprintf("%s, %s", list, share);
+		free(share);
+		free(list);
+		list = longer;
+	}
+	char *sql = xasprintf("SELECT t.id, t.tid, t.name, e.value%s FROM " TBL_THREADS " t JOIN "
+			      TBL_THREAD_METRICS " e ON e.thread_id = t.id WHERE e.event = ? AND "
+			      "e.metric = '" MET_EFFORT "' AND e.value > 0 ORDER BY t.id", list);
+	free(list);
 	sqlite3_stmt *s = dbr_prepare(r->db, sql);
 	free(sql);
 	if (!s)
 		return msg_error("%s", dbr_error(r->db));
 	sqlite3_bind_text(s, 1, r->ch.event, -1, SQLITE_STATIC);
-	if (!r->csv)
-		printf("per thread, %% of its own effort:\n%6s %8s %-16s %10s %7s %8s %7s %7s "
-		       "%7s %8s\n", "thread", "tid", "name", r->ch.unit, "useful", "overhead", "serial",
-		       "barrier", "lock", "taskwait");
+	if (!r->csv) {
+		printf("per thread, %% of its own effort:\n%6s %8s %-16s %10s", "thread", "tid",
+		       "name", r->ch.unit);
+		for (size_t k = 0; k < ncol; k++)
+			printf(" %8s", col[k].heading);
+		putchar('\n');
+	}
 	while (sqlite3_step(s) == SQLITE_ROW) {
 		int id = sqlite3_column_int(s, 0);
 		const char *name = (const char *)sqlite3_column_text(s, 2);
 		double effort = sqlite3_column_double(s, 3);
 		if (r->csv) {
-			for (int k = 0; k < 6; k++) {
+			for (size_t k = 0; k < ncol; k++) {
 				printf("%d,", id);
 				put_csv(name);
 				printf(",%s,%s,%s,%.9g,%.4f\n", k == 0 ? "useful work" : k == 1 ? "overhead"
-				       : "idleness", metrics[k], parts[k],
-				       effort * sqlite3_column_double(s, 4 + k) / 100,
-				       sqlite3_column_double(s, 4 + k));
+				       : "idleness", k == 1 ? MET_OVERHEAD : col[k].metric, col[k].part,
+				       effort * sqlite3_column_double(s, 4 + (int)k) / 100,
+				       sqlite3_column_double(s, 4 + (int)k));
 			}
 			continue;
 		}
@@ -170,8 +207,8 @@ static int put_threads(const struct report *r)
 		put_safe(name ? name : "", 16);
 		int len = name ? (int)strlen(name) : 0;
 		printf("%*s %10s", len < 16 ? 16 - len : 0, "", amount(r->ch.unit, effort));
-		for (int k = 0; k < 6; k++)
-			printf(k == 1 || k == 5 ? " %8.1f" : " %7.1f", sqlite3_column_double(s, 4 + k));
+		for (size_t k = 0; k < ncol; k++)
+			printf(" %8.1f", sqlite3_column_double(s, 4 + (int)k));
 		putchar('\n');
 	}
 	sqlite3_finalize(s);

@@ -34,7 +34,7 @@
 
 #include <stdint.h>
 
-#define CULPRIT_PLUGIN_ABI 5
+#define CULPRIT_PLUGIN_ABI 6
 
 /* One element of a path.  Native frames carry an address, which the core
  * maps to (module, offset) when it inserts the path; logical frames carry
@@ -144,7 +144,10 @@ enum culprit_idle_cause {
 	CULPRIT_IDLE_BARRIER = 1,	/* waiting for others at a barrier: imbalance */
 	CULPRIT_IDLE_LOCK = 2,		/* waiting for a lock or critical section */
 	CULPRIT_IDLE_TASKWAIT = 3,	/* waiting for child tasks */
-	CULPRIT_IDLE_CAUSES = 4
+	CULPRIT_IDLE_JOIN = 4,		/* waiting for another thread to end */
+	CULPRIT_IDLE_SLEEP = 5,		/* asleep: nanosleep and its relatives */
+	CULPRIT_IDLE_IO = 6,		/* blocked in I/O (only with --io-idle) */
+	CULPRIT_IDLE_CAUSES = 7
 };
 
 /* A plugin's hooks.  Those of the plugins taking part run in the order of
@@ -198,6 +201,10 @@ struct culprit_plugin {
  * declares nothing is not a worker.  Lock-free and async-signal-safe. */
 void culprit_worker_set(enum culprit_worker_state state, enum culprit_idle_cause cause);
 
+/* The calling thread's state, and (if CAUSE) why it waits.
+ * async-signal-safe. */
+enum culprit_worker_state culprit_worker_get(enum culprit_idle_cause *cause);
+
 /* The calling thread as a worker, for culprit_worker_recause (NULL: not a
  * sampled thread).  Valid until the thread ends. */
 struct culprit_worker;
@@ -209,5 +216,47 @@ struct culprit_worker *culprit_worker_self(void);
 int culprit_worker_recause(struct culprit_worker *w, enum culprit_worker_state from_state,
 			   enum culprit_idle_cause from_cause, enum culprit_worker_state to_state,
 			   enum culprit_idle_cause to_cause);
+
+/* Blocking waits.  A plugin that wraps a call that may block (a lock, a
+ * condition variable, a join, a sleep) brackets the part that blocks with
+ * culprit_block_begin and culprit_block_end.  A thread that was working
+ * is idle for CAUSE in between, and the wait is counted at its site (the
+ * return address into the caller of the wrapped call), object and kind:
+ * how often, how long in all, the longest (the measurement's WAIT
+ * section).  A thread in any other state (not a worker; idle or waiting
+ * as its runtime said, such as an OpenMP worker in libomp's own sleep)
+ * is left as it is and the wait is not counted: it is the runtime's.
+ * Nothing is written that another thread writes.  async-signal-safe. */
+enum culprit_block_kind {
+	CULPRIT_BLOCK_MUTEX = 1,		/* pthread_mutex_*lock */
+	CULPRIT_BLOCK_RWLOCK = 2,	/* pthread_rwlock_*lock */
+	CULPRIT_BLOCK_SEMAPHORE = 3,	/* sem_*wait */
+	CULPRIT_BLOCK_CONDITION = 4,	/* pthread_cond_*wait */
+	CULPRIT_BLOCK_BARRIER = 5,	/* pthread_barrier_wait */
+	CULPRIT_BLOCK_JOIN = 6,		/* pthread_*join* */
+	CULPRIT_BLOCK_SLEEP = 7,		/* nanosleep and its relatives */
+	CULPRIT_BLOCK_IO = 8,		/* read, poll, accept, ... (--io-idle) */
+	CULPRIT_BLOCK_KINDS = 9
+};
+
+struct culprit_block {
+	uint64_t start_ns;		/* CLOCK_MONOTONIC; 0: not counted */
+	uintptr_t site;
+	const void *object;
+	unsigned kind;
+};
+
+/* Whether blocking waits are tracked in this process (culprit run
+ * --no-waits turns it off), and whether blocking I/O counts as idleness
+ * (--io-idle).  Both fixed before the program runs. */
+int culprit_waits_tracked(void);
+int culprit_io_idle(void);
+
+/* The calling thread blocks in W, of KIND on OBJECT, called from SITE:
+ * idle for CAUSE if it was working.  Returns whether it was. */
+int culprit_block_begin(struct culprit_block *w, enum culprit_block_kind kind,
+		       enum culprit_idle_cause cause, const void *object, const void *site);
+/* The wait W ended: the thread works again, and the wait is counted. */
+void culprit_block_end(struct culprit_block *w);
 
 #endif

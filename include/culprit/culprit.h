@@ -36,6 +36,9 @@ enum culprit_wait {
 	CULPRIT_WAIT_BARRIER = 1,	/* others still work: a barrier, imbalance */
 	CULPRIT_WAIT_LOCK = 2,		/* a lock or critical section */
 	CULPRIT_WAIT_TASKWAIT = 3,	/* its child tasks */
+	CULPRIT_WAIT_JOIN = 4,		/* another thread's end */
+	CULPRIT_WAIT_SLEEP = 5,		/* a timer: it sleeps */
+	CULPRIT_WAIT_IO = 6,		/* input or output */
 };
 
 /* The calling thread joins the runtime's worker pool, working. */

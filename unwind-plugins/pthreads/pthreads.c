@@ -6,7 +6,11 @@
  * their native frames down to the thread's start routine (the boundary is
  * culprit's thread trampoline, which calls it) and continue with the
  * creator's path: main -> ... -> spawner -> worker -> ..., never
- * clone -> start_thread -> worker. */
+ * clone -> start_thread -> worker.
+ *
+ * Every thread is also a worker, and the calls that block make it idle
+ * while they wait (waits.c, io.c): pthreads programs get idleness without
+ * declaring anything. */
 #include "plugin.h"
 
 #include <stddef.h>
@@ -20,6 +24,11 @@ static void thread_create(void **cookie)
 
 static void thread_begin(void *cookie)
 {
+	/* Every thread is a worker, working, until it blocks (waits.c) or
+	 * its runtime says otherwise (an OpenMP worker's callbacks, the
+	 * runtime API), which come after this. */
+	if (culprit_waits_tracked())
+		culprit_worker_set(CULPRIT_WORKING, 0);
 	/* The reference the creator took passes to this thread, which gives
 	 * it back as it ends (the core releases the current record). */
 	if (cookie)

@@ -1,0 +1,148 @@
+/* waits.c - blocking waits: the thread's state while it blocks, and a
+ * count of where it waited.
+ *
+ * Plugins wrap the calls that block (unwind-plugins/pthreads/waits.c, the
+ * sleeps in interpose_misc.c) and bracket the blocking part.  A working
+ * thread is idle for the wait's cause in between: its own samples add
+ * nothing to the tree, and the samples of the threads still working are
+ * blamed for it (sample.c).  Each wait is also counted in the thread's
+ * table of wait sites, keyed by (site, object, kind): how many waits, how
+ * long in all, the longest.  The table belongs to the thread: only the
+ * thread writes it, and it is written out with the thread's file.
+ *
+ * A wait is timed with CLOCK_MONOTONIC (the vDSO: tens of nanoseconds),
+ * paid only when a call really blocks: lock wrappers try first.
+ */
+#include "collector.h"
+#include "mfile_write.h"
+
+#define WAIT_SITES 512	/* distinct (site, object, kind) per thread */
+
+struct wait_site {
+	uintptr_t site;		/* 0: free */
+	uintptr_t object;
+	uint32_t kind, cause;
+	uint64_t count, total_ns, max_ns;
+};
+
+struct wait_table {
+	struct wait_site site[WAIT_SITES];
+};
+
+int culprit_waits_tracked(void)
+{
+	return culprit_config.active && culprit_config.waits;
+}
+
+int culprit_io_idle(void)
+{
+	return culprit_config.active && culprit_config.waits && culprit_config.io_idle;
+}
+
+/* async-signal-safe */
+int culprit_block_begin(struct culprit_block *w, enum culprit_block_kind kind,
+		       enum culprit_idle_cause cause, const void *object, const void *site)
+{
+	struct culprit_thread *t = culprit_thread_self();
+	w->start_ns = 0;
+	/* Not our own waits: those of the sample handler (libunwind takes
+	 * locks), of a capture, or of the thread being written out. */
+	if (!t || !culprit_config.waits || culprit_measuring ||
+	    atomic_load_explicit(&t->state, memory_order_relaxed) != THREAD_LIVE ||
+	    workers_state(t, NULL) != CULPRIT_WORKING)
+		return 0;
+	culprit_worker_set(CULPRIT_IDLE, cause);
+	w->site = (uintptr_t)site;
+	w->object = object;
+	w->kind = kind;
+	w->start_ns = culprit_now_monotonic();
+	return 1;
+}
+
+/* The entry for W in T's table, made on first use; NULL when full. */
+static struct wait_site *site_of(struct culprit_thread *t, const struct culprit_block *w)
+{
+	if (!t->waits) {
+		t->waits = culprit_map(sizeof *t->waits);
+		if (!t->waits)
+			return NULL;
+	}
+	uint64_t h = (uint64_t)w->site * 0x9e3779b97f4a7c15ull ^ (uint64_t)(uintptr_t)w->object;
+	h ^= h >> 29;
+	h = (h + w->kind) * 0xbf58476d1ce4e5b9ull;
+	for (unsigned i = 0; i < WAIT_SITES; i++) {
+		struct wait_site *s = &t->waits->site[(h + i) % WAIT_SITES];
+		if (!s->site) {
+			s->site = w->site;
+			s->object = (uintptr_t)w->object;
+			s->kind = w->kind;
+			return s;
+		}
+		if (s->site == w->site && s->object == (uintptr_t)w->object && s->kind == w->kind)
+			return s;
+	}
+	return NULL;
+}
+
+/* async-signal-safe */
+void culprit_block_end(struct culprit_block *w)
+{
+	if (!w->start_ns)
+		return;
+	enum culprit_idle_cause cause;
+	struct culprit_thread *t = culprit_thread_self();
+	/* The thread's state is still the wait's unless a handler of the
+	 * program's changed it meanwhile: then that is the news. */
+	if (culprit_worker_get(&cause) == CULPRIT_IDLE)
+		culprit_worker_set(CULPRIT_WORKING, 0);
+	if (!t)
+		return;
+	uint64_t ns = culprit_now_monotonic() - w->start_ns;
+	struct wait_site *s = site_of(t, w);
+	if (!s) {
+		t->counter[CNT_WAITS_LOST]++;
+		return;
+	}
+	s->cause = cause;
+	s->count++;
+	s->total_ns += ns;
+	if (ns > s->max_ns)
+		s->max_ns = ns;
+}
+
+void waits_write(struct mfile_writer *mw, const struct culprit_thread *t)
+{
+	uint32_t n = 0;
+	if (!t->waits)
+		return;
+	for (unsigned i = 0; i < WAIT_SITES; i++)
+		n += t->waits->site[i].count != 0;
+	if (!n)
+		return;
+	mfile_section_begin(mw, MFILE_TAG_WAIT);
+	mfile_put_u32(mw, n);
+	for (unsigned i = 0; i < WAIT_SITES; i++) {
+		const struct wait_site *s = &t->waits->site[i];
+		if (!s->count)
+			continue;
+		uint64_t offset = 0;
+		uint32_t module = loadmap_lookup(s->site, &offset);
+		mfile_put_u32(mw, s->kind);
+		mfile_put_u32(mw, s->cause);
+		mfile_put_u32(mw, module);
+		mfile_put_u32(mw, 0);
+		mfile_put_u64(mw, module ? offset : s->site);
+		mfile_put_u64(mw, s->object);
+		mfile_put_u64(mw, s->count);
+		mfile_put_u64(mw, s->total_ns);
+		mfile_put_u64(mw, s->max_ns);
+	}
+	mfile_section_end(mw);
+}
+
+void waits_forget(struct culprit_thread *t)
+{
+	if (t->waits)
+		for (unsigned i = 0; i < WAIT_SITES; i++)
+			t->waits->site[i] = (struct wait_site){ 0 };
+}

@@ -1,0 +1,24 @@
+/* blocking.h - a wrapped call that blocks, bracketed for the worker state
+ * (culprit_block_begin, plugin.h).  For the plugin's exported wrappers:
+ * their return address is the call site in the program. */
+#ifndef CULPRIT_PTHREADS_BLOCKING_H
+#define CULPRIT_PTHREADS_BLOCKING_H
+
+#include <errno.h>
+
+#define SITE __builtin_return_address(0)
+
+/* CALL's result, the thread idle for CAUSE while it runs; errno as CALL
+ * left it. */
+#define BLOCKING(kind, cause, object, call)                                 \
+	({                                                                  \
+		struct culprit_block w_;                                    \
+		culprit_block_begin(&w_, kind, cause, object, SITE);        \
+		__typeof__(call) rc_ = call;                                \
+		int errno_ = errno;                                         \
+		culprit_block_end(&w_);                                     \
+		errno = errno_;                                             \
+		rc_;                                                        \
+	})
+
+#endif

@@ -1,0 +1,206 @@
+/* waits.c - the pthreads calls that block: a working thread is idle while
+ * it waits in them, for a cause, and the wait is counted at its call site.
+ *
+ * Causes (doc/idleness.md, "pthreads programs"):
+ *   mutexes, rwlocks, semaphores    lock
+ *   condition variables, barriers   barrier: waiting for other threads to
+ *                                   get somewhere; what they ran meanwhile
+ *                                   is blamed (the serial step before a
+ *                                   "go" signal, the slowest thread's share
+ *                                   before a condition-variable barrier)
+ *   joins                           join
+ *
+ * Locks are tried first: an uncontended lock costs one call more, no state
+ * change and no clock read; only a lock that would block is a wait.  A
+ * thread that is not working as it calls (idle as its runtime declared,
+ * such as libomp's own sleep on a condition variable) is left alone
+ * (culprit_block_begin).  The wrappers are exported functions; their
+ * return address is the caller's call site. */
+#define _GNU_SOURCE
+#include "plugin.h"
+#include "real.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <semaphore.h>
+#include <time.h>
+
+#include "blocking.h"
+
+__attribute__((visibility("default"))) int pthread_mutex_lock(pthread_mutex_t *m)
+{
+	int rc = REAL(pthread_mutex_trylock)(m);
+	if (rc != EBUSY)
+		return rc;
+	return BLOCKING(CULPRIT_BLOCK_MUTEX, CULPRIT_IDLE_LOCK, m, REAL(pthread_mutex_lock)(m));
+}
+
+__attribute__((visibility("default"))) int
+pthread_mutex_timedlock(pthread_mutex_t *m, const struct timespec *t)
+{
+	int rc = REAL(pthread_mutex_trylock)(m);
+	if (rc != EBUSY)
+		return rc;
+	return BLOCKING(CULPRIT_BLOCK_MUTEX, CULPRIT_IDLE_LOCK, m,
+			REAL(pthread_mutex_timedlock)(m, t));
+}
+
+__attribute__((visibility("default"))) int
+pthread_mutex_clocklock(pthread_mutex_t *m, clockid_t clock, const struct timespec *t)
+{
+	int rc = REAL(pthread_mutex_trylock)(m);
+	if (rc != EBUSY)
+		return rc;
+	return BLOCKING(CULPRIT_BLOCK_MUTEX, CULPRIT_IDLE_LOCK, m,
+			REAL(pthread_mutex_clocklock)(m, clock, t));
+}
+
+__attribute__((visibility("default"))) int pthread_rwlock_rdlock(pthread_rwlock_t *l)
+{
+	int rc = REAL(pthread_rwlock_tryrdlock)(l);
+	if (rc != EBUSY)
+		return rc;
+	return BLOCKING(CULPRIT_BLOCK_RWLOCK, CULPRIT_IDLE_LOCK, l, REAL(pthread_rwlock_rdlock)(l));
+}
+
+__attribute__((visibility("default"))) int pthread_rwlock_wrlock(pthread_rwlock_t *l)
+{
+	int rc = REAL(pthread_rwlock_trywrlock)(l);
+	if (rc != EBUSY)
+		return rc;
+	return BLOCKING(CULPRIT_BLOCK_RWLOCK, CULPRIT_IDLE_LOCK, l, REAL(pthread_rwlock_wrlock)(l));
+}
+
+__attribute__((visibility("default"))) int
+pthread_rwlock_timedrdlock(pthread_rwlock_t *l, const struct timespec *t)
+{
+	int rc = REAL(pthread_rwlock_tryrdlock)(l);
+	if (rc != EBUSY)
+		return rc;
+	return BLOCKING(CULPRIT_BLOCK_RWLOCK, CULPRIT_IDLE_LOCK, l,
+			REAL(pthread_rwlock_timedrdlock)(l, t));
+}
+
+__attribute__((visibility("default"))) int
+pthread_rwlock_timedwrlock(pthread_rwlock_t *l, const struct timespec *t)
+{
+	int rc = REAL(pthread_rwlock_trywrlock)(l);
+	if (rc != EBUSY)
+		return rc;
+	return BLOCKING(CULPRIT_BLOCK_RWLOCK, CULPRIT_IDLE_LOCK, l,
+			REAL(pthread_rwlock_timedwrlock)(l, t));
+}
+
+__attribute__((visibility("default"))) int
+pthread_rwlock_clockrdlock(pthread_rwlock_t *l, clockid_t clock, const struct timespec *t)
+{
+	int rc = REAL(pthread_rwlock_tryrdlock)(l);
+	if (rc != EBUSY)
+		return rc;
+	return BLOCKING(CULPRIT_BLOCK_RWLOCK, CULPRIT_IDLE_LOCK, l,
+			REAL(pthread_rwlock_clockrdlock)(l, clock, t));
+}
+
+__attribute__((visibility("default"))) int
+pthread_rwlock_clockwrlock(pthread_rwlock_t *l, clockid_t clock, const struct timespec *t)
+{
+	int rc = REAL(pthread_rwlock_trywrlock)(l);
+	if (rc != EBUSY)
+		return rc;
+	return BLOCKING(CULPRIT_BLOCK_RWLOCK, CULPRIT_IDLE_LOCK, l,
+			REAL(pthread_rwlock_clockwrlock)(l, clock, t));
+}
+
+/* Semaphores say "would block" with -1 and EAGAIN. */
+__attribute__((visibility("default"))) int sem_wait(sem_t *s)
+{
+	int saved = errno;
+	if (REAL(sem_trywait)(s) == 0)
+		return 0;
+	if (errno != EAGAIN)
+		return -1;
+	errno = saved;
+	return BLOCKING(CULPRIT_BLOCK_SEMAPHORE, CULPRIT_IDLE_LOCK, s, REAL(sem_wait)(s));
+}
+
+__attribute__((visibility("default"))) int sem_timedwait(sem_t *s, const struct timespec *t)
+{
+	int saved = errno;
+	if (REAL(sem_trywait)(s) == 0)
+		return 0;
+	if (errno != EAGAIN)
+		return -1;
+	errno = saved;
+	return BLOCKING(CULPRIT_BLOCK_SEMAPHORE, CULPRIT_IDLE_LOCK, s, REAL(sem_timedwait)(s, t));
+}
+
+__attribute__((visibility("default"))) int
+sem_clockwait(sem_t *s, clockid_t clock, const struct timespec *t)
+{
+	int saved = errno;
+	if (REAL(sem_trywait)(s) == 0)
+		return 0;
+	if (errno != EAGAIN)
+		return -1;
+	errno = saved;
+	return BLOCKING(CULPRIT_BLOCK_SEMAPHORE, CULPRIT_IDLE_LOCK, s,
+			REAL(sem_clockwait)(s, clock, t));
+}
+
+/* A condition wait always blocks: that is what it is for. */
+__attribute__((visibility("default"))) int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
+{
+	return BLOCKING(CULPRIT_BLOCK_CONDITION, CULPRIT_IDLE_BARRIER, c,
+			REAL_VERSIONED(pthread_cond_wait, "GLIBC_2.3.2")(c, m));
+}
+
+__attribute__((visibility("default"))) int
+pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m, const struct timespec *t)
+{
+	return BLOCKING(CULPRIT_BLOCK_CONDITION, CULPRIT_IDLE_BARRIER, c,
+			REAL_VERSIONED(pthread_cond_timedwait, "GLIBC_2.3.2")(c, m, t));
+}
+
+__attribute__((visibility("default"))) int
+pthread_cond_clockwait(pthread_cond_t *c, pthread_mutex_t *m, clockid_t clock,
+		       const struct timespec *t)
+{
+	return BLOCKING(CULPRIT_BLOCK_CONDITION, CULPRIT_IDLE_BARRIER, c,
+			REAL(pthread_cond_clockwait)(c, m, clock, t));
+}
+
+__attribute__((visibility("default"))) int pthread_barrier_wait(pthread_barrier_t *b)
+{
+	return BLOCKING(CULPRIT_BLOCK_BARRIER, CULPRIT_IDLE_BARRIER, b,
+			REAL(pthread_barrier_wait)(b));
+}
+
+/* A thread that already ended is joined at once: no wait. */
+__attribute__((visibility("default"))) int pthread_join(pthread_t th, void **ret)
+{
+	int rc = REAL(pthread_tryjoin_np)(th, ret);
+	if (rc != EBUSY)
+		return rc;
+	return BLOCKING(CULPRIT_BLOCK_JOIN, CULPRIT_IDLE_JOIN, (void *)th,
+			REAL(pthread_join)(th, ret));
+}
+
+__attribute__((visibility("default"))) int
+pthread_timedjoin_np(pthread_t th, void **ret, const struct timespec *t)
+{
+	int rc = REAL(pthread_tryjoin_np)(th, ret);
+	if (rc != EBUSY)
+		return rc;
+	return BLOCKING(CULPRIT_BLOCK_JOIN, CULPRIT_IDLE_JOIN, (void *)th,
+			REAL(pthread_timedjoin_np)(th, ret, t));
+}
+
+__attribute__((visibility("default"))) int
+pthread_clockjoin_np(pthread_t th, void **ret, clockid_t clock, const struct timespec *t)
+{
+	int rc = REAL(pthread_tryjoin_np)(th, ret);
+	if (rc != EBUSY)
+		return rc;
+	return BLOCKING(CULPRIT_BLOCK_JOIN, CULPRIT_IDLE_JOIN, (void *)th,
+			REAL(pthread_clockjoin_np)(th, ret, clock, t));
+}
