@@ -256,6 +256,7 @@ struct culprit_thread {
 	struct ctx_pool *ctx_pool;	/* where its records come from; kept with the slot */
 	struct capture_memo *capture_memo;	/* remembered captures (capture.c); kept */
 	double idle_value[EVENT_MAX];	/* event value in idle samples */
+	double idle_cause_value[EVENT_MAX][CULPRIT_IDLE_CAUSES];	/* ... by cause */
 	int fallback_errno[EVENT_MAX];	/* nonzero: a timer replaced perf_event */
 	struct worker_slot *worker_slot;	/* its worker state (workers.c); NULL: no worker */
 	struct wait_table *waits;	/* where it blocked (waits.c); kept with the slot */

@@ -88,13 +88,18 @@ static void record(struct culprit_thread *t, const ucontext_t *uc, int ev, uint6
 
 	/* A waiting worker works in the runtime's scheduler while tasks are
 	 * queued; with none, it is idle (workers.c). */
-	enum culprit_worker_state state = workers_state(t, NULL);
+	enum culprit_idle_cause cause;
+	enum culprit_worker_state state = workers_state(t, &cause);
 	int pending = -1;	/* not asked yet */
 	if (state == CULPRIT_WAITING)
 		pending = plugins_tasks_pending();
 	if (state == CULPRIT_IDLE || (state == CULPRIT_WAITING && !pending)) {
+		/* Its own time waiting (a wall-clock event sees it): the
+		 * thread's statistics, not the tree's work. */
 		t->counter[CNT_IDLE]++;
 		t->idle_value[ev] += (double)value;
+		if (cause < CULPRIT_IDLE_CAUSES)
+			t->idle_cause_value[ev][cause] += (double)value;
 		return;
 	}
 	/* The other workers as they were when the sample was taken, before

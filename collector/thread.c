@@ -296,6 +296,7 @@ void culprit_thread_reopen_all(void)
 			continue;	/* stays CLOSED: unsampled */
 		memset(t->counter, 0, sizeof t->counter);
 		memset(t->idle_value, 0, sizeof t->idle_value);
+		memset(t->idle_cause_value, 0, sizeof t->idle_cause_value);
 		memset(t->record_node, 0, sizeof t->record_node);	/* a new tree */
 		t->prefix_len = 0;
 		t->end_reason = 0;

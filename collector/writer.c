@@ -136,8 +136,12 @@ int writer_thread_file(struct culprit_thread *t)
 	}
 	mfile_section_end(&w);
 
+	uint32_t nidle = 0;
+	for (int e = 0; e < culprit_config.nevents; e++)
+		for (int k = 0; k < CULPRIT_IDLE_CAUSES; k++)
+			nidle += t->idle_cause_value[e][k] != 0;
 	mfile_section_begin(&w, MFILE_TAG_CNTR);
-	mfile_put_u32(&w, CNT_MAX + 2 + (uint32_t)culprit_config.nevents);
+	mfile_put_u32(&w, CNT_MAX + 2 + (uint32_t)culprit_config.nevents + nidle);
 	for (int i = 0; i < CNT_MAX; i++)
 		put_counter(&w, culprit_counter_names[i], t->counter[i]);
 	put_counter(&w, "tree:nodes", c->count);
@@ -146,6 +150,15 @@ int writer_thread_file(struct culprit_thread *t)
 		char cname[96];
 		culprit_format(cname, sizeof cname, "idle_value:%s", culprit_config.events[e].name);
 		put_counter(&w, cname, (uint64_t)t->idle_value[e]);
+		/* By cause, named as the cause's column: idle_value:EVENT:CAUSE. */
+		for (int k = 0; k < CULPRIT_IDLE_CAUSES; k++) {
+			if (t->idle_cause_value[e][k] == 0)
+				continue;
+			culprit_format(cname, sizeof cname, "idle_value:%s:%s",
+				       culprit_config.events[e].name,
+				       culprit_column_names[COL_IDLE_CAUSE + k] + strlen("idleness:"));
+			put_counter(&w, cname, (uint64_t)t->idle_cause_value[e][k]);
+		}
 	}
 	mfile_section_end(&w);
 

@@ -7,7 +7,7 @@
 #ifndef CULPRIT_SCHEMA_H
 #define CULPRIT_SCHEMA_H
 
-#define DB_SCHEMA_VERSION 3
+#define DB_SCHEMA_VERSION 4
 
 /* ---- tables and views ---- */
 #define TBL_INFO		"culprit_info"
@@ -27,6 +27,14 @@
 #define TBL_MEASUREMENT_QUALITY	"measurement_quality"
 #define TBL_DIAGNOSES		"diagnoses"		/* schema 2 on */
 #define VIEW_EFFORT_SUMMARY	"effort_summary"	/* schema 2 on */
+#define TBL_WAITS		"waits"			/* schema 4 on */
+#define VIEW_WAIT_SITES		"wait_sites"		/* schema 4 on */
+
+/* culprit_info's word on idleness (schema 4 on; absent: unknown): whether
+ * some runtime plugin followed the workers' states. */
+#define INFO_IDLENESS_KEY	"idleness"
+#define INFO_IDLENESS_MEASURED	"measured"
+#define INFO_IDLENESS_UNMEASURED "not measured"
 
 /* culprit_info's mark of a database culprit made. */
 #define INFO_FORMAT_KEY		"format"
@@ -58,6 +66,10 @@
 #define CAUSE_JOIN		"idleness:join"		/* waiting for threads to end */
 #define CAUSE_SLEEP		"idleness:sleep"	/* asleep */
 #define CAUSE_IO		"idleness:io"		/* blocked in I/O (--io-idle) */
+/* thread_metrics only: the event's value in the thread's own samples
+ * while it was idle (a wall-clock event sees it), by cause (schema 4 on). */
+#define MET_WAITED		"waited"
+#define MET_WAITED_PREFIX	"waited:"
 
 /* ---- measurement_quality.item ---- */
 #define QUALITY_CULPRIT		"culprit"		/* culprit's own work */

@@ -55,6 +55,12 @@ static const char run_usage[] =
 	"      --max-depth=N   keep at most N frames per sample (4 to 1048576, default\n"
 	"                      65536); a deeper path keeps its innermost and outermost\n"
 	"                      frames around a <truncated> marker\n"
+	"      --no-waits      do not follow the calls that block (locks, condition\n"
+	"                      variables, barriers, joins, sleeps): pthreads programs'\n"
+	"                      idleness is then not measured\n"
+	"      --io-idle       count a thread blocked in I/O (read, poll, accept, ...)\n"
+	"                      as idle, cause io (default: working, as it is not\n"
+	"                      waiting for the program's other threads)\n"
 	"  -q, --quiet         do not print where the measurements went\n"
 	"  -h, --help          show this help\n"
 	"\n"
@@ -262,6 +268,8 @@ struct run_options {
 	const char *outdir;		/* -o, or NULL for ./culprit-PROGRAM-PID */
 	const char *max_depth;		/* --max-depth, or NULL */
 	enum openmp_mode openmp;	/* --openmp */
+	int no_waits;			/* --no-waits */
+	int io_idle;			/* --io-idle */
 	int quiet;			/* -q */
 	int list_events;		/* -L: list the events, run nothing */
 	int help;			/* -h: print the usage, run nothing */
@@ -290,6 +298,8 @@ static int parse_run_options(int argc, char **argv, struct run_options *o)
 		{ "help", no_argument, NULL, 'h' },
 		{ "openmp", required_argument, NULL, 'O' },
 		{ "max-depth", required_argument, NULL, 'D' },
+		{ "no-waits", no_argument, NULL, 'W' },
+		{ "io-idle", no_argument, NULL, 'I' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -324,6 +334,12 @@ static int parse_run_options(int argc, char **argv, struct run_options *o)
 			break;
 		case 'D':
 			o->max_depth = optarg;
+			break;
+		case 'W':
+			o->no_waits = 1;
+			break;
+		case 'I':
+			o->io_idle = 1;
 			break;
 		default:
 			fputs(run_usage, stderr);
@@ -453,6 +469,8 @@ static void set_collector_environment(const struct run_options *o, const struct 
 		setenv_or_die("CULPRIT_SAMPLE_LEAD", plan->sample_lead);
 	if (o->max_depth)
 		setenv_or_die("CULPRIT_MAX_DEPTH", o->max_depth);
+	setenv_or_die("CULPRIT_WAITS", o->no_waits ? "0" : "1");
+	setenv_or_die("CULPRIT_IO_IDLE", o->io_idle ? "1" : "0");
 	unsetenv("CULPRIT_IMAGE");
 }
 

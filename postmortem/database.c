@@ -69,6 +69,11 @@ const char db_schema_sql[] =
 	"  procedure TEXT, module TEXT, file TEXT, event TEXT, metric TEXT,\n"
 	"  inclusive REAL, exclusive REAL, inclusive_percent REAL, exclusive_percent REAL);\n"
 	/* percent: of the thread's own effort for the event. */
+	/* Where threads blocked (waits.c): one row per thread and site. */
+	"CREATE TABLE waits (\n"
+	"  thread_id INTEGER REFERENCES threads(id), kind TEXT, cause TEXT, object INTEGER,\n"
+	"  module TEXT, procedure TEXT, file TEXT, line INTEGER, address INTEGER,\n"
+	"  count INTEGER, seconds REAL, max_seconds REAL);\n"
 	"CREATE TABLE thread_metrics (\n"
 	"  thread_id INTEGER REFERENCES threads(id), event TEXT, metric TEXT, value REAL,\n"
 	"  percent REAL, PRIMARY KEY (thread_id, event, metric)) WITHOUT ROWID;\n"
@@ -110,6 +115,12 @@ const char db_schema_sql[] =
 	"  LEFT JOIN contexts c ON c.id = p.parent_id\n"
 	"  WHERE f.kind IN ('frame', 'inlined')\n"
 	"  GROUP BY f.procedure, f.module, f.file, 4, m.event, m.metric;\n"
+	/* The waits by site and object, over all threads. */
+	"CREATE VIEW wait_sites (kind, cause, procedure, file, line, module, object, threads,\n"
+	"    count, seconds, max_seconds, mean_seconds) AS\n"
+	"  SELECT kind, cause, procedure, file, line, module, object, count(DISTINCT thread_id),\n"
+	"         sum(count), sum(seconds), max(max_seconds), sum(seconds) / sum(count)\n"
+	"  FROM waits GROUP BY kind, cause, procedure, file, line, module, object;\n"
 	"CREATE VIEW thread_summary (thread_id, pid, tid, name, event, metric, value) AS\n"
 	"  SELECT t.id, t.pid, t.tid, t.name, m.event, m.metric, m.value\n"
 	"  FROM threads t JOIN thread_metrics m ON m.thread_id = t.id;\n"

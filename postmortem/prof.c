@@ -21,6 +21,7 @@
 #include "quality.h"
 #include "symbolize.h"
 #include "tables.h"
+#include "waits.h"
 #include "tools.h"
 
 #include <errno.h>
@@ -308,6 +309,7 @@ static int write_results(sqlite3 *db, const struct prof_options *o, const struct
 {
 	progress_update("%zu contexts", p->tree->n);
 	tables_write_events(db, p->tree);
+	waits_write_threads(db);
 	quality_write(db);
 	tables_write_tree(db, p->tree);
 	progress_update("%zu per-thread values", thread_values_count(values));

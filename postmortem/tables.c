@@ -13,6 +13,7 @@
 #include "overhead.h"
 #include "symbolize.h"
 #include "tools.h"
+#include "waits.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -295,6 +296,7 @@ void tables_write_identity(sqlite3 *db, const struct experiment *e)
 {
 	write_processes(db, e);
 	write_threads(db, e);
+	waits_write_sites(db, e);
 }
 
 /* What each event and metric is, for the events and metrics tables. */

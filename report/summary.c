@@ -138,6 +138,19 @@ static char *thread_share(const char *metric)
 			 "m.thread_id = t.id AND m.event = e.event AND m.metric LIKE '%s')", metric);
 }
 
+/* Whether some thread was seen waiting in the chosen event's samples. */
+static int threads_waited(const struct report *r)
+{
+	sqlite3_stmt *s = dbr_prepare(r->db, "SELECT 1 FROM " TBL_THREAD_METRICS " WHERE event = ? "
+				      "AND metric = '" MET_WAITED "' AND value > 0 LIMIT 1");
+	if (!s)
+		return 0;
+	sqlite3_bind_text(s, 1, r->ch.event, -1, SQLITE_STATIC);
+	int yes = sqlite3_step(s) == SQLITE_ROW;
+	sqlite3_finalize(s);
+	return yes;
+}
+
 /* The per-thread table's columns: useful work, overhead, and the causes
  * of idleness that the run has (the first four always, as OpenMP's). */
 struct thread_column {
@@ -149,8 +162,11 @@ static size_t thread_columns(const struct report *r, struct thread_column *col)
 	size_t n = 0;
 	col[n++] = (struct thread_column){ MET_USEFUL, "useful", "useful work" };
 	col[n++] = (struct thread_column){ MET_OVERHEAD_PREFIX "%", "overhead", "overhead" };
+	int found = 0;
+	/* A wall-clock event saw threads waiting: their own share of it. */
+	if (threads_waited(r))
+		col[n++] = (struct thread_column){ MET_WAITED, "waited", "time seen waiting" };
 	for (size_t i = 0; i < sizeof cause / sizeof *cause; i++) {
-		int found = 0;
 		if (i >= 4 && !(dbr_metric_total(r->db, r->ch.event, cause[i][0], &found) > 0))
 			continue;
 		col[n++] = (struct thread_column){ cause[i][0], cause[i][0] + strlen("idleness:"),
@@ -182,8 +198,10 @@ static int put_threads(const struct report *r)
 		return msg_error("%s", dbr_error(r->db));
 	sqlite3_bind_text(s, 1, r->ch.event, -1, SQLITE_STATIC);
 	if (!r->csv) {
-		printf("per thread, %% of its own effort:\n%6s %8s %-16s %10s", "thread", "tid",
-		       "name", r->ch.unit);
+		int waited = ncol > 2 && strcmp(col[2].metric, MET_WAITED) == 0;
+		printf("per thread, %% of its own effort%s:\n%6s %8s %-16s %10s",
+		       waited ? " (waited: % of its samples taken while it waited)" : "",
+		       "thread", "tid", "name", r->ch.unit);
 		for (size_t k = 0; k < ncol; k++)
 			printf(" %8s", col[k].heading);
 		putchar('\n');
