@@ -54,6 +54,15 @@ int dbr_has(struct dbr *r, const char *table);
 int dbr_need(struct dbr *r, const char *table, const char *what);
 /* A number from culprit_info, or FALLBACK. */
 double dbr_info_number(struct dbr *r, const char *key, double fallback);
+/* Whether idleness was measured: 1, 0 (no runtime plugin followed the
+ * workers' states: the idleness metrics are no measurement), or -1 when
+ * the database does not say (before schema 4). */
+int dbr_idleness_measured(struct dbr *r);
+/* What to say where idleness was not measured. */
+#define DBR_IDLENESS_UNMEASURED_HOW                                          \
+	"idleness was not measured: no runtime told culprit when its threads waited "  \
+	"(culprit run --no-waits, or a runtime of the program's own); declare its "   \
+	"workers with the runtime API (include/culprit/culprit.h, doc/runtime-api.md)"
 /* A column as a new string, or NULL. */
 char *dbr_text(sqlite3_stmt *s, int i);
 

@@ -86,6 +86,20 @@ double dbr_info_number(struct dbr *r, const char *key, double fallback)
 	return v;
 }
 
+int dbr_idleness_measured(struct dbr *r)
+{
+	sqlite3_stmt *s = NULL;
+	int measured = -1;
+	if (sqlite3_prepare_v2(r->db, "SELECT value FROM " TBL_INFO " WHERE key = '"
+			       INFO_IDLENESS_KEY "'", -1, &s, NULL) == SQLITE_OK &&
+	    sqlite3_step(s) == SQLITE_ROW) {
+		const char *v = (const char *)sqlite3_column_text(s, 0);
+		measured = !(v && strcmp(v, INFO_IDLENESS_UNMEASURED) == 0);
+	}
+	sqlite3_finalize(s);
+	return measured;
+}
+
 /* The schema version, or -1 when PATH is not SQLite at all. */
 static int schema_version(sqlite3 *db)
 {

@@ -120,5 +120,8 @@ void waits_write_threads(sqlite3 *db)
 		/* Measurements older than the counter say nothing. */
 		"INSERT INTO culprit_info SELECT 'idleness', CASE WHEN total(value) > 0\n"
 		"  THEN 'measured' ELSE 'not measured' END FROM thread_counters\n"
-		"  WHERE name = 'worker:changes' HAVING count(*) > 0;\n");
+		"  WHERE name = 'worker:changes' HAVING count(*) > 0;\n"
+		/* No measurement is no number. */
+		"UPDATE metrics SET total = NULL, percent = NULL WHERE metric LIKE 'idleness%'\n"
+		"  AND (SELECT value FROM culprit_info WHERE key = 'idleness') = 'not measured';\n");
 }

@@ -95,6 +95,7 @@ static int put_totals(const struct report *r)
 		return msg_error("%s", dbr_error(r->db));
 	sqlite3_bind_text(s, 1, r->ch.event, -1, SQLITE_STATIC);
 	double sum = 0, psum = 0;
+	int unmeasured = dbr_idleness_measured(r->db) == 0;
 	while (sqlite3_step(s) == SQLITE_ROW) {
 		const char *cat = (const char *)sqlite3_column_text(s, 0);
 		const char *metric = (const char *)sqlite3_column_text(s, 1);
@@ -106,6 +107,7 @@ static int put_totals(const struct report *r)
 						  : label ? label : "");
 		sum += v;
 		psum += p;
+		int no_number = unmeasured && strncmp(metric, "idleness", 8) == 0;
 		if (r->csv) {
 			printf(",,");
 			put_csv(cat);
@@ -113,13 +115,20 @@ static int put_totals(const struct report *r)
 			put_csv(metric);
 			putchar(',');
 			put_csv(part);
-			printf(",%.9g,%.4f\n", v, p);
+			if (no_number)
+				printf(",,\n");
+			else
+				printf(",%.9g,%.4f\n", v, p);
 			continue;
 		}
 		if (overhead && v == 0)
 			continue;	/* types of other runtimes */
 		if (v == 0 && cause_rank(metric) >= 4)
 			continue;	/* causes only pthreads programs have */
+		if (no_number) {
+			printf("%-12s %-40s %12s %7s\n", cat, part, "not measured", "");
+			continue;
+		}
 		printf("%-12s ", cat);
 		put_safe(part, 40);
 		printf("%*s %12s %7.1f\n", 40 - (int)strlen(part) > 0 ? 40 - (int)strlen(part) : 0, "",
@@ -128,6 +137,8 @@ static int put_totals(const struct report *r)
 	sqlite3_finalize(s);
 	if (!r->csv)
 		printf("%-12s %-40s %12s %7.1f\n\n", "total", "", amount(r->ch.unit, sum), psum);
+	if (unmeasured && !r->csv)
+		printf("note: %s\n\n", DBR_IDLENESS_UNMEASURED_HOW);
 	return 0;
 }
 
@@ -166,6 +177,8 @@ static size_t thread_columns(const struct report *r, struct thread_column *col)
 	/* A wall-clock event saw threads waiting: their own share of it. */
 	if (threads_waited(r))
 		col[n++] = (struct thread_column){ MET_WAITED, "waited", "time seen waiting" };
+	if (dbr_idleness_measured(r->db) == 0)
+		return n;	/* no numbers to show */
 	for (size_t i = 0; i < sizeof cause / sizeof *cause; i++) {
 		if (i >= 4 && !(dbr_metric_total(r->db, r->ch.event, cause[i][0], &found) > 0))
 			continue;
