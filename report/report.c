@@ -16,6 +16,7 @@ static const char report_usage[] =
 	"                      [--threshold=P%|VALUE] [--depth=N] [--format=text|csv] DB\n"
 	"       culprit report --diagnose [--event=E] [--format=text|csv] DB\n"
 	"       culprit report --summary [--event=E] [--format=text|csv] DB\n"
+	"       culprit report --waits [--event=E] [--format=text|csv] DB\n"
 	"\n"
 	"Prints the profile in database DB (made by `culprit prof`).\n"
 	"\n"
@@ -26,6 +27,9 @@ static const char report_usage[] =
 	"                     too fine a grain, or both, with the numbers behind each\n"
 	"  --summary          where the effort went: useful work, overhead by type and\n"
 	"                     idleness by cause, for the run and for each thread\n"
+	"  --waits            where working threads blocked (locks, condition variables,\n"
+	"                     barriers, joins, sleeps), longest first, and the code that\n"
+	"                     ran meanwhile, which idleness blames\n"
 	"  --event=E          the event to show (default: the first, e.g. cputime)\n"
 	"  --metric=M         the metric to show (default: work)\n"
 	"  --threshold=T      hide what is below T: a percentage of the metric's total\n"
@@ -38,7 +42,7 @@ static const char report_usage[] =
 	"Percentages are of the event's total effort (work + idleness); for the\n"
 	"samples metric, of all samples.\n";
 
-enum view { VIEW_TOPDOWN, VIEW_CALLERS, VIEW_FLAT, VIEW_DIAGNOSE, VIEW_SUMMARY };
+enum view { VIEW_TOPDOWN, VIEW_CALLERS, VIEW_FLAT, VIEW_DIAGNOSE, VIEW_SUMMARY, VIEW_WAITS };
 
 struct options {
 	enum view view;
@@ -88,6 +92,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{ "format", required_argument, NULL, 'f' },
 		{ "diagnose", no_argument, NULL, 'D' },
 		{ "summary", no_argument, NULL, 'S' },
+		{ "waits", no_argument, NULL, 'W' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -115,6 +120,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 			break;
 		case 'D': o->view = VIEW_DIAGNOSE; break;
 		case 'S': o->view = VIEW_SUMMARY; break;
+		case 'W': o->view = VIEW_WAITS; break;
 		case 'h': fputs(report_usage, stdout); return -1;
 		default: fputs(report_usage, stderr); return EXIT_USAGE;
 		}
@@ -135,11 +141,11 @@ static int load(struct report *r, const struct options *o)
 	r->depth = o->depth;
 	r->csv = o->csv;
 	/* The diagnoses and the summary are about effort. */
-	int effort = o->view == VIEW_DIAGNOSE || o->view == VIEW_SUMMARY;
+	int effort = o->view == VIEW_DIAGNOSE || o->view == VIEW_SUMMARY || o->view == VIEW_WAITS;
 	if (dbr_choose(r->db, o->event, effort ? MET_EFFORT : o->metric, &r->ch) < 0)
 		return msg_error("%s", dbr_error(r->db));
 	r->threshold = o->threshold_percent ? o->threshold / 100 * r->ch.total : o->threshold;
-	if (o->view == VIEW_SUMMARY)
+	if (o->view == VIEW_SUMMARY || o->view == VIEW_WAITS)
 		return 0;
 	r->tree = dbr_tree(r->db);
 	if (!r->tree)
@@ -156,7 +162,7 @@ int cmd_report(int argc, char **argv)
 	static int (*const views[])(const struct report *) = {
 		[VIEW_TOPDOWN] = report_topdown, [VIEW_CALLERS] = report_callers,
 		[VIEW_FLAT] = report_flat, [VIEW_DIAGNOSE] = report_diagnoses,
-		[VIEW_SUMMARY] = report_summary,
+		[VIEW_SUMMARY] = report_summary, [VIEW_WAITS] = report_waits,
 	};
 	struct options o;
 	struct report r = { 0 };

@@ -6,6 +6,7 @@
  *   flat.c       procedures with their exclusive and inclusive totals
  *   diagnoses.c  the contexts most worth a look
  *   summary.c    where the effort went, for the run and each thread
+ *   waits.c      where threads blocked, and what kept them waiting
  *   output.c     what they share: safe text, CSV fields, values, labels
  *
  * Text output fits 100 columns; names from the measured program are
@@ -30,6 +31,7 @@ int report_callers(const struct report *r);
 int report_flat(const struct report *r);
 int report_diagnoses(const struct report *r);
 int report_summary(const struct report *r);
+int report_waits(const struct report *r);
 
 /* ---- output.c ---- */
 
