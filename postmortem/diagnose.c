@@ -22,6 +22,7 @@ enum diagnosis {
 	DIAG_SERIAL,
 	DIAG_TOO_FINE,
 	DIAG_INEFFICIENT,
+	DIAG_CONTENTION,
 };
 
 static const char *const diag_name[] = {
@@ -29,6 +30,7 @@ static const char *const diag_name[] = {
 	[DIAG_SERIAL] = "serial phase",
 	[DIAG_TOO_FINE] = "too fine-grained",
 	[DIAG_INEFFICIENT] = "inefficient parallelization",
+	[DIAG_CONTENTION] = "lock contention",
 };
 
 static const char *const diag_advice[] = {
@@ -40,6 +42,8 @@ static const char *const diag_advice[] = {
 			  "overhead is paid less often",
 	[DIAG_INEFFICIENT] = "a different parallelization: no grain size fixes both idleness "
 			     "and overhead",
+	/* diagnose_event names the lock and the site when the waits do. */
+	[DIAG_CONTENTION] = "contention: shorter critical sections or finer locks",
 };
 
 /* Problems of one kind explain each other in the list: a serial phase is
@@ -152,7 +156,14 @@ static int program_frame(const struct ctree *t, const struct shape *s, uint32_t 
 
 /* Part of the tree's values for one event. */
 struct part {
-	double effort, idle, ovh, serial;	/* serial: idleness:serial */
+	double effort;
+	/* Idleness but a launcher's wait for its threads to end (join): that
+	 * is blamed evenly on all the work it waited for, and says nothing
+	 * about where parallelism is lacking. */
+	double idle;
+	double ovh;
+	double serial;		/* idleness:serial and :barrier: others waited for it */
+	double lock;		/* idleness:lock: others waited for a lock */
 };
 
 struct candidate {
@@ -165,7 +176,7 @@ struct candidate {
 
 /* The metric indices of one event. */
 struct ev_metrics {
-	uint32_t effort, idle, ovh, serial;
+	uint32_t effort, idle, ovh, serial, barrier, lock, join;
 };
 
 static double waste(const struct part *p)
@@ -190,8 +201,13 @@ static uint8_t judge(const struct part *p, double total, const struct diag_thres
 		return DIAG_TOO_FINE;
 	if (!hi)
 		return DIAG_NONE;
+	/* Others waited mostly for locks while it ran. */
+	if (p->lock > 0.5 * p->idle)
+		return DIAG_CONTENTION;
 	/* Outside every parallel construct: only first threads ran it, and
-	 * its idleness is mostly workers with no parallel work at all. */
+	 * its idleness is mostly workers with no parallel work at all, or
+	 * waiting for it to get somewhere (an OpenMP single, the serial step
+	 * before a pthreads program's "go" signal). */
 	return first_threads_only && p->serial > 0.5 * p->idle ? DIAG_SERIAL
 							       : DIAG_MORE_PARALLELISM;
 }
@@ -199,13 +215,14 @@ static uint8_t judge(const struct part *p, double total, const struct diag_thres
 static void get_part(const struct ctree *t, uint32_t node, const struct ev_metrics *m, int excl,
 		     struct part *p)
 {
-	const uint32_t id[4] = { m->effort, m->idle, m->ovh, m->serial };
-	double v[4];
-	for (int k = 0; k < 4; k++) {
+	const uint32_t id[7] = { m->effort, m->idle, m->ovh, m->serial, m->barrier, m->lock,
+				 m->join };
+	double v[7];
+	for (int k = 0; k < 7; k++) {
 		const struct ctx_stat *st = id[k] == CTX_NONE ? NULL : ctree_stat(t, node, id[k]);
 		v[k] = !st ? 0 : excl ? st->excl : st->incl;
 	}
-	*p = (struct part){ v[0], v[1], v[2], v[3] };
+	*p = (struct part){ v[0], v[1] - v[6], v[2], v[3] + v[4], v[5] };
 }
 
 /* Fills C (t->n) for one event: each program frame's parts and their
@@ -233,6 +250,7 @@ static void judge_all(const struct ctree *t, const struct shape *s, const struct
 		to->idle += x.idle;
 		to->ovh += x.ovh;
 		to->serial += x.serial;
+		to->lock += x.lock;
 	}
 	for (uint32_t i = 0; i < t->n; i++) {
 		int first_only = !ctree_secondary(t, i);
@@ -475,7 +493,8 @@ static uint32_t find_metric(const struct ctree *t, uint32_t ev, const char *name
 }
 
 static void write_rows(sqlite3 *db, sqlite3_stmt *ins, const struct ctree *t, uint32_t ev,
-		       const struct candidate *c, struct calls *cs, double total)
+		       const struct candidate *c, struct calls *cs, double total,
+		       const char *contention)
 {
 	for (uint32_t i = 0; i < t->n; i++) {
 		if (c[i].diag == DIAG_NONE)
@@ -485,7 +504,8 @@ static void write_rows(sqlite3 *db, sqlite3_stmt *ins, const struct ctree *t, ui
 		sqlite3_bind_int64(ins, 1, (sqlite3_int64)i + 1);
 		sqlite3_bind_text(ins, 2, t->event[ev].name, -1, SQLITE_STATIC);
 		sqlite3_bind_text(ins, 3, diag_name[c[i].diag], -1, SQLITE_STATIC);
-		sqlite3_bind_text(ins, 4, diag_advice[c[i].diag], -1, SQLITE_STATIC);
+		sqlite3_bind_text(ins, 4, c[i].diag == DIAG_CONTENTION && contention ? contention
+				  : diag_advice[c[i].diag], -1, SQLITE_STATIC);
 		if (c[i].rank)
 			sqlite3_bind_int64(ins, 5, c[i].rank);
 		else
@@ -506,6 +526,33 @@ static void write_rows(sqlite3 *db, sqlite3_stmt *ins, const struct ctree *t, ui
 	}
 }
 
+/* The lock that threads waited for longest, and where, as advice:
+ * "contention on mutex 0x... at worker (file.c:77): ...".  NULL when
+ * the waits name none. */
+static char *contention_advice(sqlite3 *db)
+{
+	sqlite3_stmt *s = db_prepare(db, "SELECT kind, object, procedure, file, line "
+				     "FROM wait_sites WHERE cause = 'lock' ORDER BY seconds DESC "
+				     "LIMIT 1");
+	char *out = NULL;
+	if (sqlite3_step(s) == SQLITE_ROW) {
+		const char *kind = (const char *)sqlite3_column_text(s, 0);
+		const char *proc = (const char *)sqlite3_column_text(s, 2);
+		const char *file = (const char *)sqlite3_column_text(s, 3);
+		const char *base = file ? strrchr(file, '/') : NULL;
+		char line[32] = "";
+		if (file)
+			snprintf(line, sizeof line, ":%d", sqlite3_column_int(s, 4));
+		out = xasprintf("contention on %s %#llx at %s%s%s%s%s: shorter critical sections "
+				"or finer locks", kind ? kind : "lock",
+				(unsigned long long)sqlite3_column_int64(s, 1), proc ? proc : "?",
+				file ? " (" : "", file ? (base ? base + 1 : file) : "", line,
+				file ? ")" : "");
+	}
+	sqlite3_finalize(s);
+	return out;
+}
+
 static void diagnose_event(sqlite3 *db, sqlite3_stmt *ins, const struct ctree *t,
 			   const struct shape *s, uint32_t ev, const struct diag_thresholds *th)
 {
@@ -516,7 +563,8 @@ static void diagnose_event(sqlite3 *db, sqlite3_stmt *ins, const struct ctree *t
 	if (total <= 0)
 		return;
 	struct ev_metrics m = { d->effort, d->idleness, d->overhead,
-				find_metric(t, ev, CAUSE_SERIAL) };
+				find_metric(t, ev, CAUSE_SERIAL), find_metric(t, ev, CAUSE_BARRIER),
+				find_metric(t, ev, CAUSE_LOCK), find_metric(t, ev, CAUSE_JOIN) };
 
 	struct walk w = { .t = t, .s = s };
 	w.c = xcalloc(t->n + 1, sizeof *w.c);
@@ -529,7 +577,9 @@ static void diagnose_event(sqlite3 *db, sqlite3_stmt *ins, const struct ctree *t
 
 	struct calls *cs = xcalloc(t->n + 1, sizeof *cs);
 	gather_calls(t, s, w.c, &m, cs);
-	write_rows(db, ins, t, ev, w.c, cs, total);
+	char *contention = contention_advice(db);
+	write_rows(db, ins, t, ev, w.c, cs, total, contention);
+	free(contention);
 	for (uint32_t i = 0; i < t->n; i++)
 		free(cs[i].share);
 	free(cs);
