@@ -11,6 +11,7 @@ struct culprit_task;	/* never defined: a culprit_task * is a record */
 
 EXPORT void culprit_worker_begin(void)
 {
+	workers_pool_declared();
 	culprit_worker_set(CULPRIT_WORKING, 0);
 }
 

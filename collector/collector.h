@@ -469,6 +469,13 @@ HIDDEN void workers_counts(struct worker_counts *out, uint64_t at,
 HIDDEN enum culprit_worker_state workers_state(const struct culprit_thread *t,
 					       enum culprit_idle_cause *cause);
 HIDDEN void workers_thread_end(struct culprit_thread *t);
+/* A runtime declared its worker pool through the runtime API: from now
+ * on, threads whose state is only the pthreads default are no workers. */
+HIDDEN void workers_pool_declared(void);
+/* T (the calling thread) is in STATE for CAUSE, a default if its state
+ * was one (a blocking wait's).  async-signal-safe. */
+HIDDEN void workers_set_keeping(struct culprit_thread *t, enum culprit_worker_state state,
+				enum culprit_idle_cause cause);
 
 /* ---- blocking waits (waits.c) ---------------------------------------------- */
 

@@ -199,8 +199,10 @@ static void fork_child(void)
 	loadmap_fork_child();
 	signals_fork_child();
 	new_identity(0);
-	culprit_thread_fork_child();
+	/* The worker slots first: the forking thread starts afresh and its
+	 * plugins declare it again, in a slot of the child's own. */
 	workers_fork_child();
+	culprit_thread_fork_child();
 	plugins_fork_child();
 }
 

@@ -51,7 +51,7 @@ int culprit_block_begin(struct culprit_block *w, enum culprit_block_kind kind,
 	    atomic_load_explicit(&t->state, memory_order_relaxed) != THREAD_LIVE ||
 	    workers_state(t, NULL) != CULPRIT_WORKING)
 		return 0;
-	culprit_worker_set(CULPRIT_IDLE, cause);
+	workers_set_keeping(t, CULPRIT_IDLE, cause);
 	w->site = (uintptr_t)site;
 	w->object = object;
 	w->kind = kind;
@@ -93,10 +93,10 @@ void culprit_block_end(struct culprit_block *w)
 	struct culprit_thread *t = culprit_thread_self();
 	/* The thread's state is still the wait's unless a handler of the
 	 * program's changed it meanwhile: then that is the news. */
-	if (culprit_worker_get(&cause) == CULPRIT_IDLE)
-		culprit_worker_set(CULPRIT_WORKING, 0);
 	if (!t)
 		return;
+	if (workers_state(t, &cause) == CULPRIT_IDLE)
+		workers_set_keeping(t, CULPRIT_WORKING, 0);
 	uint64_t ns = culprit_now_monotonic() - w->start_ns;
 	struct wait_site *s = site_of(t, w);
 	if (!s) {

@@ -50,10 +50,29 @@ struct worker_slot {
 	 * and entered (8 bits), and when (the stamp's low 32 bits). */
 	_Atomic uint64_t recause;
 	_Atomic(struct culprit_thread *) owner;	/* NULL: free */
+	/* Its state is the pthreads default (culprit_worker_default), which
+	 * counts only until a runtime declares its pool through the API. */
+	_Atomic unsigned char implicit;
 } __attribute__((aligned(64)));
 
 static struct worker_slot slots[MAX_WORKERS];
 static atomic_uint nslots;	/* slots ever taken: the ones a sample reads */
+/* A runtime declared its workers (culprit_worker_begin): threads it did
+ * not declare are no workers, whatever their default said. */
+static atomic_int declared_pool;
+
+void workers_pool_declared(void)
+{
+	if (!atomic_load_explicit(&declared_pool, memory_order_relaxed))
+		atomic_store(&declared_pool, 1);
+}
+
+/* Whether S's state is a default that no longer counts. */
+static int overruled(const struct worker_slot *s)
+{
+	return atomic_load_explicit(&s->implicit, memory_order_relaxed) &&
+	       atomic_load_explicit(&declared_pool, memory_order_relaxed);
+}
 
 /* A thread's state in a change's layout: the state in the low 4 bits, the
  * cause above (only idle and waiting states have one). */
@@ -164,16 +183,18 @@ static void append(struct worker_slot *s, uint64_t n, change_t r, change_t now)
 	atomic_store_explicit(&s->seq, n, memory_order_release);
 }
 
-/* async-signal-safe */
-void culprit_worker_set(enum culprit_worker_state state, enum culprit_idle_cause cause)
+/* T declares STATE for CAUSE; IMPLICIT: as a default, not its runtime's
+ * word.  async-signal-safe. */
+static void declare(struct culprit_thread *t, enum culprit_worker_state state,
+		    enum culprit_idle_cause cause, int implicit)
 {
-	struct culprit_thread *t = culprit_thread_self();
-
 	if (!t || !valid(state, cause))
 		return;
 	struct worker_slot *s = t->worker_slot;
 	if (!s && (state == CULPRIT_NOT_WORKER || !(s = slot_of(t))))
 		return;
+	if (atomic_load_explicit(&s->implicit, memory_order_relaxed) != implicit)
+		atomic_store_explicit(&s->implicit, (unsigned char)implicit, memory_order_relaxed);
 	uint64_t n;
 	change_t r, c = read_latest(s, &n, &r);
 	unsigned now = pack(state, cause);
@@ -184,11 +205,31 @@ void culprit_worker_set(enum culprit_worker_state state, enum culprit_idle_cause
 }
 
 /* async-signal-safe */
+void culprit_worker_set(enum culprit_worker_state state, enum culprit_idle_cause cause)
+{
+	declare(culprit_thread_self(), state, cause, 0);
+}
+
+/* async-signal-safe */
+void culprit_worker_default(void)
+{
+	declare(culprit_thread_self(), CULPRIT_WORKING, 0, 1);
+}
+
+/* async-signal-safe */
+void workers_set_keeping(struct culprit_thread *t, enum culprit_worker_state state,
+			 enum culprit_idle_cause cause)
+{
+	const struct worker_slot *s = t->worker_slot;
+	declare(t, state, cause, s && atomic_load_explicit(&s->implicit, memory_order_relaxed));
+}
+
+/* async-signal-safe */
 enum culprit_worker_state workers_state(const struct culprit_thread *t,
 					enum culprit_idle_cause *cause)
 {
 	const struct worker_slot *s = t ? t->worker_slot : NULL;
-	unsigned packed = s ? (unsigned)(latest_change(s, NULL) & STATE_MASK) : 0;
+	unsigned packed = s && !overruled(s) ? (unsigned)(latest_change(s, NULL) & STATE_MASK) : 0;
 	if (cause)
 		*cause = (enum culprit_idle_cause)(packed >> 4 & 0xf);
 	return (enum culprit_worker_state)(packed & 0xf);
@@ -279,6 +320,8 @@ void workers_counts(struct worker_counts *out, uint64_t at, const struct culprit
 
 	*out = (struct worker_counts){ 0 };
 	for (unsigned i = 0; i < n && i < MAX_WORKERS; i++) {
+		if (overruled(&slots[i]))
+			continue;
 		/* The sampled thread itself is in the state it was sampled in. */
 		unsigned packed = state_at(&slots[i], &slots[i] == mine ? 0 : when);
 		unsigned state = packed & 0xf, cause = packed >> 4 & 0xf;
@@ -298,6 +341,7 @@ void workers_counts(struct worker_counts *out, uint64_t at, const struct culprit
 /* Frees slot S: no worker, no history. */
 static void slot_clear(struct worker_slot *s)
 {
+	atomic_store(&s->implicit, 0);
 	atomic_store(&s->seq, 0);
 	atomic_store(&s->recause, 0);
 	atomic_store(&s->owner, NULL);
@@ -320,4 +364,5 @@ void workers_fork_child(void)
 	for (unsigned i = 0; i < n && i < MAX_WORKERS; i++)
 		slot_clear(&slots[i]);
 	atomic_store(&nslots, 0);
+	atomic_store(&declared_pool, 0);
 }

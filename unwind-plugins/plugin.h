@@ -201,6 +201,12 @@ struct culprit_plugin {
  * declares nothing is not a worker.  Lock-free and async-signal-safe. */
 void culprit_worker_set(enum culprit_worker_state state, enum culprit_idle_cause cause);
 
+/* The calling thread is a worker, working, by default: a state that any
+ * declaration replaces, and that counts only until a runtime declares
+ * its pool through the runtime API (whose threads it did not declare are
+ * then no workers, as that API promises).  async-signal-safe. */
+void culprit_worker_default(void);
+
 /* The calling thread's state, and (if CAUSE) why it waits.
  * async-signal-safe. */
 enum culprit_worker_state culprit_worker_get(enum culprit_idle_cause *cause);

@@ -28,7 +28,7 @@ static void thread_begin(void *cookie)
 	 * its runtime says otherwise (an OpenMP worker's callbacks, the
 	 * runtime API), which come after this. */
 	if (culprit_waits_tracked())
-		culprit_worker_set(CULPRIT_WORKING, 0);
+		culprit_worker_default();
 	/* The reference the creator took passes to this thread, which gives
 	 * it back as it ends (the core releases the current record). */
 	if (cookie)
