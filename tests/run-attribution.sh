@@ -40,16 +40,20 @@ check "leaves: main holds all the samples" nearly_all "$(inclusive "$f" main)" "
 check "leaves: work is the sum of measured deltas, not samples x period" \
 	sh -c "\"$CULPRIT\" dump --tsv '$f' | awk -F'\t' 'NR>1 { w += \$11; s += \$10 } END { exit !(w != s * 250000 && w > s * 225000 && w < s * 275000) }'"
 
-# Wall-clock time sees the sleeps that CPU time does not.
+# Wall-clock time sees the sleeps that CPU time does not: a sleeping
+# thread is idle (cause sleep), its samples its own waiting, not work.
 profile_e r REALTIME@2ms "$PROGRAMS/sleeper" > out.txt
 check "sleeper: sleeps are not cut short by wall-clock samples" grep -q "full time: yes" out.txt
 f=$(one_file r/sleeper-*-t0.thread)
 # Work (column 11) is the sum of measured wall-clock deltas: right even
 # when a busy machine delays and merges timer signals, which skews counts.
-all=$(total "$f" 11)
+work=$(total "$f" 11)
+slept=$(counter "$f" idle_value:realtime:sleep)
 nap=$(inclusive "$f" nap 11)
-note "REALTIME: $nap of $all ns while napping"
-check "REALTIME: about half the wall-clock time is in nap()" near "$(percent "$nap" "$all")" 50 8
+note "REALTIME: $work ns of work ($nap in nap), $slept ns seen asleep"
+check "REALTIME: about half the wall-clock time is seen asleep" \
+	near "$(percent "$slept" "$(awk -v a="$work" -v b="$slept" 'BEGIN { print a + b }')")" 50 8
+check "REALTIME: sleeping is not work in nap()" below "$(percent "$nap" "$work")" 5
 profile c "$PROGRAMS/sleeper" > out.txt
 f=$(one_file c/sleeper-*-t0.thread)
 nap=$(inclusive "$f" nap)

@@ -59,7 +59,10 @@ profile_e w REALTIME@1ms "$PROGRAMS/sleeper" 4 > /dev/null
 prof w
 "$CULPRIT" report w.db > rt.txt
 check "report: a REALTIME database reports realtime by default" grep -q "^realtime work in seconds" rt.txt
-check "report: ... with nap() in it" grep -q "nap" rt.txt
+check "report: ... with compute() in it" grep -q "compute" rt.txt
+"$CULPRIT" report --summary w.db > rts.txt
+check "report: the summary shows how much of its time the thread was seen waiting" \
+	grep -Eq "^ +1 +[0-9]+ sleeper .* (4[0-9]|5[0-9])[.][0-9] " rts.txt
 
 # Bad input: one line, status 1 (2 for a usage error), no crash.
 expect 1 "No such file or directory" "prof of a missing directory" "$CULPRIT" prof missing-dir

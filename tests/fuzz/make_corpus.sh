@@ -7,8 +7,9 @@
 #   good-*      files the reader must accept: real measurement files (thread
 #               and process, several shapes: a plain tree, a worker thread,
 #               two events, a NOTE section from a full tree, a
-#               truncated-unwind marker), a process file with a NOTE, and an
-#               unknown section in a newer minor version (skipped)
+#               truncated-unwind marker), a process file with a NOTE, a WAIT
+#               section, and an unknown section in a newer minor version
+#               (skipped)
 #   cut-*       truncated: inside the header, inside a section, before END
 #   crc-*       one payload byte flipped (checksum mismatch)
 #   fixed-*     a field damaged and the checksums recomputed, so the damage
@@ -146,8 +147,15 @@ def add_section(d, tag, payload):
     return fix(bytes(d[:e]) + raw + bytes(d[e:]))
 
 put('frame-unknown.thread', add_section(th, b'ZZZZ', b'abc'))
-d = bytearray(th); struct.pack_into('<H', d, 10, 1)                # minor 1: skipped
-put('good-unknown-minor1.thread', add_section(d, b'ZZZZ', b'abc'))
+d = bytearray(th); struct.pack_into('<H', d, 10, 2)                # minor 2: skipped
+put('good-unknown-minor2.thread', add_section(d, b'ZZZZ', b'abc'))
+# WAIT: one site (kind, cause, module, reserved, site, object, count,
+# total, max); a site waited 0 times, or longer once than in all, is damage.
+wait = lambda count, total, mx: struct.pack('<IIIIQQQQQ', 1, 2, 0, 0, 0x401000, 0x5000,
+                                            count, total, mx)
+put('good-wait.thread', add_section(th, b'WAIT', struct.pack('<I', 1) + wait(3, 900, 500)))
+put('fixed-wait-count.thread', add_section(th, b'WAIT', struct.pack('<I', 1) + wait(0, 900, 500)))
+put('fixed-wait-max.thread', add_section(th, b'WAIT', struct.pack('<I', 1) + wait(3, 900, 901)))
 note0 = struct.pack('<I', 0)
 put('frame-twice.thread', add_section(add_section(th, b'NOTE', note0), b'NOTE', note0))
 put('good-process-note.process', add_section(pr, b'NOTE', struct.pack('<II', 1, 5) + b'hello'))
