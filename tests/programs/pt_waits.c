@@ -53,10 +53,10 @@ static void cv_barrier(int id)
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_barrier_t pbar;
 
-__attribute__((noinline)) void serial_step(void) { sink = work_units(8 * unit); }
-__attribute__((noinline)) void imbalanced(int id) { sink = work_units((long)(id + 1) * 2 * unit); }
-__attribute__((noinline)) void critical(void) { sink = work_units(unit / 2); }
-__attribute__((noinline)) void before_barrier(int id) { sink = work_units(id ? unit : 4 * unit); }
+static __attribute__((noinline)) void serial_step(void) { sink = work_units(8 * unit); }
+static __attribute__((noinline)) void imbalanced(int id) { sink = work_units((long)(id + 1) * 2 * unit); }
+static __attribute__((noinline)) void critical(void) { sink = work_units(unit / 2); }
+static __attribute__((noinline)) void before_barrier(int id) { sink = work_units(id ? unit : 4 * unit); }
 
 static void *worker(void *arg)
 {
@@ -80,7 +80,7 @@ static void *worker(void *arg)
 	return NULL;
 }
 
-__attribute__((noinline)) void long_work(void) { sink = work_units(6 * unit); }
+static __attribute__((noinline)) void long_work(void) { sink = work_units(6 * unit); }
 static void *long_worker(void *arg) { (void)arg; long_work(); return NULL; }
 
 int main(int argc, char **argv)

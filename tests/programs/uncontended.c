@@ -11,7 +11,7 @@ volatile double sink;
 static long rounds = 200000;
 static pthread_mutex_t lock[2] = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER };
 
-__attribute__((noinline)) void own_work(void) { sink = work_units(2000); }
+static __attribute__((noinline)) void own_work(void) { sink = work_units(2000); }
 
 static void *loop(void *arg)
 {
