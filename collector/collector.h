@@ -472,6 +472,9 @@ HIDDEN void workers_thread_end(struct culprit_thread *t);
 /* A runtime declared its worker pool through the runtime API: from now
  * on, threads whose state is only the pthreads default are no workers. */
 HIDDEN void workers_pool_declared(void);
+/* Whether T's state is the pthreads default, not a runtime's word.
+ * async-signal-safe. */
+HIDDEN int workers_by_default(const struct culprit_thread *t);
 /* T (the calling thread) is in STATE for CAUSE, a default if its state
  * was one (a blocking wait's).  async-signal-safe. */
 HIDDEN void workers_set_keeping(struct culprit_thread *t, enum culprit_worker_state state,

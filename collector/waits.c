@@ -46,10 +46,12 @@ int culprit_block_begin(struct culprit_block *w, enum culprit_block_kind kind,
 	struct culprit_thread *t = culprit_thread_self();
 	w->start_ns = 0;
 	/* Not our own waits: those of the sample handler (libunwind takes
-	 * locks), of a capture, or of the thread being written out. */
+	 * locks), of a capture, or of the thread being written out.  Nor a
+	 * thread whose state a runtime declares (an OpenMP worker): its
+	 * runtime locks and sleeps in its own way, and says so itself. */
 	if (!t || !culprit_config.waits || culprit_measuring ||
 	    atomic_load_explicit(&t->state, memory_order_relaxed) != THREAD_LIVE ||
-	    workers_state(t, NULL) != CULPRIT_WORKING)
+	    workers_state(t, NULL) != CULPRIT_WORKING || !workers_by_default(t))
 		return 0;
 	workers_set_keeping(t, CULPRIT_IDLE, cause);
 	w->site = (uintptr_t)site;

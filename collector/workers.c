@@ -217,6 +217,13 @@ void culprit_worker_default(void)
 }
 
 /* async-signal-safe */
+int workers_by_default(const struct culprit_thread *t)
+{
+	const struct worker_slot *s = t->worker_slot;
+	return s && atomic_load_explicit(&s->implicit, memory_order_relaxed) && !overruled(s);
+}
+
+/* async-signal-safe */
 void workers_set_keeping(struct culprit_thread *t, enum culprit_worker_state state,
 			 enum culprit_idle_cause cause)
 {

@@ -75,8 +75,8 @@ check "REALTIME: blocked time is not work: work and waiting add up to the thread
 # Locks that never block cost no idleness.
 profile un "$PROGRAMS/uncontended" > un.out 2>&1
 prof un
-check "uncontended locks: idleness under 2% of effort" \
-	below "$(percent "$(metric un.db idleness)" "$(metric un.db effort)")" 2
+check "uncontended locks: no lock idleness (under 0.5% of effort)" \
+	below "$(percent "$(metric un.db idleness:lock)" "$(metric un.db effort)")" 0.5
 check "uncontended locks: no mutex waits" [ "$(sql un.db "SELECT count(*) FROM waits WHERE kind = 'mutex'")" = 0 ]
 
 # Not followed: idleness is not measured, and says so.
