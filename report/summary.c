@@ -162,8 +162,9 @@ static int threads_waited(const struct report *r)
 	return yes;
 }
 
-/* The per-thread table's columns: useful work, overhead, and the causes
- * of idleness that the run has (the first four always, as OpenMP's). */
+/* The per-thread table's columns: useful work, overhead, the time seen
+ * waiting (if any), and the causes of idleness that the run has (the
+ * first four always, as OpenMP's). */
 struct thread_column {
 	const char *metric, *heading, *part;
 };
@@ -173,14 +174,13 @@ static size_t thread_columns(const struct report *r, struct thread_column *col)
 	size_t n = 0;
 	col[n++] = (struct thread_column){ MET_USEFUL, "useful", "useful work" };
 	col[n++] = (struct thread_column){ MET_OVERHEAD_PREFIX "%", "overhead", "overhead" };
-	int found = 0;
 	/* A wall-clock event saw threads waiting: their own share of it. */
 	if (threads_waited(r))
 		col[n++] = (struct thread_column){ MET_WAITED, "waited", "time seen waiting" };
 	if (dbr_idleness_measured(r->db) == 0)
 		return n;	/* no numbers to show */
 	for (size_t i = 0; i < sizeof cause / sizeof *cause; i++) {
-		if (i >= 4 && !(dbr_metric_total(r->db, r->ch.event, cause[i][0], &found) > 0))
+		if (i >= 4 && !(dbr_metric_total(r->db, r->ch.event, cause[i][0], NULL) > 0))
 			continue;
 		col[n++] = (struct thread_column){ cause[i][0], cause[i][0] + strlen("idleness:"),
 						   cause[i][1] };
@@ -191,7 +191,7 @@ static size_t thread_columns(const struct report *r, struct thread_column *col)
 /* Each thread, as a share of its own effort. */
 static int put_threads(const struct report *r)
 {
-	struct thread_column col[2 + sizeof cause / sizeof *cause];
+	struct thread_column col[3 + sizeof cause / sizeof *cause];
 	size_t ncol = thread_columns(r, col);
 	char *list = xstrdup("");
 	for (size_t k = 0; k < ncol; k++) {

@@ -115,9 +115,8 @@ static int put_blamed(const struct report *r, char causes[][16], int ncauses)
 	       "by cause)\n", r->ch.event);
 	for (int i = 0; i < ncauses; i++) {
 		char metric[32];
-		int found = 0;
 		snprintf(metric, sizeof metric, "idleness:%.15s", causes[i]);
-		double total = dbr_metric_total(r->db, r->ch.event, metric, &found);
+		double total = dbr_metric_total(r->db, r->ch.event, metric, NULL);
 		printf("  %-8s %10s %s\n", causes[i], amount(r->ch.unit, total), r->ch.unit);
 		sqlite3_bind_text(s, 1, r->ch.event, -1, SQLITE_STATIC);
 		sqlite3_bind_text(s, 2, metric, -1, SQLITE_STATIC);
