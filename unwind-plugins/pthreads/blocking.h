@@ -6,6 +6,9 @@
 
 #include <errno.h>
 
+/* The wrappers are exported from libculprit.so (exports.map). */
+#define EXPORT __attribute__((visibility("default")))
+
 #define SITE __builtin_return_address(0)
 
 /* CALL's result, the thread idle for CAUSE while it runs; errno as CALL

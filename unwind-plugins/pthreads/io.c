@@ -26,79 +26,79 @@
 	(culprit_io_idle() ? BLOCKING(CULPRIT_BLOCK_IO, CULPRIT_IDLE_IO, object, call) : call)
 #define FD(fd) ((const void *)(uintptr_t)(unsigned)(fd))
 
-__attribute__((visibility("default"))) ssize_t read(int fd, void *buf, size_t n)
+EXPORT ssize_t read(int fd, void *buf, size_t n)
 {
 	return IO(FD(fd), REAL(read)(fd, buf, n));
 }
 
-__attribute__((visibility("default"))) ssize_t readv(int fd, const struct iovec *v, int n)
+EXPORT ssize_t readv(int fd, const struct iovec *v, int n)
 {
 	return IO(FD(fd), REAL(readv)(fd, v, n));
 }
 
-__attribute__((visibility("default"))) ssize_t recv(int fd, void *buf, size_t n, int flags)
+EXPORT ssize_t recv(int fd, void *buf, size_t n, int flags)
 {
 	return IO(FD(fd), REAL(recv)(fd, buf, n, flags));
 }
 
-__attribute__((visibility("default"))) ssize_t
+EXPORT ssize_t
 recvfrom(int fd, void *buf, size_t n, int flags, struct sockaddr *from, socklen_t *len)
 {
 	return IO(FD(fd), REAL(recvfrom)(fd, buf, n, flags, from, len));
 }
 
-__attribute__((visibility("default"))) ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
+EXPORT ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
 {
 	return IO(FD(fd), REAL(recvmsg)(fd, msg, flags));
 }
 
-__attribute__((visibility("default"))) int accept(int fd, struct sockaddr *a, socklen_t *len)
+EXPORT int accept(int fd, struct sockaddr *a, socklen_t *len)
 {
 	return IO(FD(fd), REAL(accept)(fd, a, len));
 }
 
-__attribute__((visibility("default"))) int
+EXPORT int
 accept4(int fd, struct sockaddr *a, socklen_t *len, int flags)
 {
 	return IO(FD(fd), REAL(accept4)(fd, a, len, flags));
 }
 
-__attribute__((visibility("default"))) int
+EXPORT int
 connect(int fd, const struct sockaddr *a, socklen_t len)
 {
 	return IO(FD(fd), REAL(connect)(fd, a, len));
 }
 
-__attribute__((visibility("default"))) int poll(struct pollfd *fds, nfds_t n, int timeout)
+EXPORT int poll(struct pollfd *fds, nfds_t n, int timeout)
 {
 	return IO(NULL, REAL(poll)(fds, n, timeout));
 }
 
-__attribute__((visibility("default"))) int
+EXPORT int
 ppoll(struct pollfd *fds, nfds_t n, const struct timespec *t, const sigset_t *mask)
 {
 	return IO(NULL, REAL(ppoll)(fds, n, t, mask));
 }
 
-__attribute__((visibility("default"))) int
+EXPORT int
 select(int n, fd_set *r, fd_set *w, fd_set *e, struct timeval *t)
 {
 	return IO(NULL, REAL(select)(n, r, w, e, t));
 }
 
-__attribute__((visibility("default"))) int
+EXPORT int
 pselect(int n, fd_set *r, fd_set *w, fd_set *e, const struct timespec *t, const sigset_t *mask)
 {
 	return IO(NULL, REAL(pselect)(n, r, w, e, t, mask));
 }
 
-__attribute__((visibility("default"))) int
+EXPORT int
 epoll_wait(int fd, struct epoll_event *ev, int n, int timeout)
 {
 	return IO(FD(fd), REAL(epoll_wait)(fd, ev, n, timeout));
 }
 
-__attribute__((visibility("default"))) int
+EXPORT int
 epoll_pwait(int fd, struct epoll_event *ev, int n, int timeout, const sigset_t *mask)
 {
 	return IO(FD(fd), REAL(epoll_pwait)(fd, ev, n, timeout, mask));

@@ -27,92 +27,17 @@
 
 #include "blocking.h"
 
-__attribute__((visibility("default"))) int pthread_mutex_lock(pthread_mutex_t *m)
-{
-	int rc = REAL(pthread_mutex_trylock)(m);
-	if (rc != EBUSY)
-		return rc;
-	return BLOCKING(CULPRIT_BLOCK_MUTEX, CULPRIT_IDLE_LOCK, m, REAL(pthread_mutex_lock)(m));
-}
+/* CALL, tried first with TRY: only when TRY says it would block (EBUSY)
+ * is CALL a wait, of KIND for CAUSE on OBJECT. */
+#define TRY_FIRST(try, kind, cause, object, call)                           \
+	({                                                                  \
+		int try_ = try;                                             \
+		try_ != EBUSY ? try_ : BLOCKING(kind, cause, object, call); \
+	})
 
-__attribute__((visibility("default"))) int
-pthread_mutex_timedlock(pthread_mutex_t *m, const struct timespec *t)
-{
-	int rc = REAL(pthread_mutex_trylock)(m);
-	if (rc != EBUSY)
-		return rc;
-	return BLOCKING(CULPRIT_BLOCK_MUTEX, CULPRIT_IDLE_LOCK, m,
-			REAL(pthread_mutex_timedlock)(m, t));
-}
-
-__attribute__((visibility("default"))) int
-pthread_mutex_clocklock(pthread_mutex_t *m, clockid_t clock, const struct timespec *t)
-{
-	int rc = REAL(pthread_mutex_trylock)(m);
-	if (rc != EBUSY)
-		return rc;
-	return BLOCKING(CULPRIT_BLOCK_MUTEX, CULPRIT_IDLE_LOCK, m,
-			REAL(pthread_mutex_clocklock)(m, clock, t));
-}
-
-__attribute__((visibility("default"))) int pthread_rwlock_rdlock(pthread_rwlock_t *l)
-{
-	int rc = REAL(pthread_rwlock_tryrdlock)(l);
-	if (rc != EBUSY)
-		return rc;
-	return BLOCKING(CULPRIT_BLOCK_RWLOCK, CULPRIT_IDLE_LOCK, l, REAL(pthread_rwlock_rdlock)(l));
-}
-
-__attribute__((visibility("default"))) int pthread_rwlock_wrlock(pthread_rwlock_t *l)
-{
-	int rc = REAL(pthread_rwlock_trywrlock)(l);
-	if (rc != EBUSY)
-		return rc;
-	return BLOCKING(CULPRIT_BLOCK_RWLOCK, CULPRIT_IDLE_LOCK, l, REAL(pthread_rwlock_wrlock)(l));
-}
-
-__attribute__((visibility("default"))) int
-pthread_rwlock_timedrdlock(pthread_rwlock_t *l, const struct timespec *t)
-{
-	int rc = REAL(pthread_rwlock_tryrdlock)(l);
-	if (rc != EBUSY)
-		return rc;
-	return BLOCKING(CULPRIT_BLOCK_RWLOCK, CULPRIT_IDLE_LOCK, l,
-			REAL(pthread_rwlock_timedrdlock)(l, t));
-}
-
-__attribute__((visibility("default"))) int
-pthread_rwlock_timedwrlock(pthread_rwlock_t *l, const struct timespec *t)
-{
-	int rc = REAL(pthread_rwlock_trywrlock)(l);
-	if (rc != EBUSY)
-		return rc;
-	return BLOCKING(CULPRIT_BLOCK_RWLOCK, CULPRIT_IDLE_LOCK, l,
-			REAL(pthread_rwlock_timedwrlock)(l, t));
-}
-
-__attribute__((visibility("default"))) int
-pthread_rwlock_clockrdlock(pthread_rwlock_t *l, clockid_t clock, const struct timespec *t)
-{
-	int rc = REAL(pthread_rwlock_tryrdlock)(l);
-	if (rc != EBUSY)
-		return rc;
-	return BLOCKING(CULPRIT_BLOCK_RWLOCK, CULPRIT_IDLE_LOCK, l,
-			REAL(pthread_rwlock_clockrdlock)(l, clock, t));
-}
-
-__attribute__((visibility("default"))) int
-pthread_rwlock_clockwrlock(pthread_rwlock_t *l, clockid_t clock, const struct timespec *t)
-{
-	int rc = REAL(pthread_rwlock_trywrlock)(l);
-	if (rc != EBUSY)
-		return rc;
-	return BLOCKING(CULPRIT_BLOCK_RWLOCK, CULPRIT_IDLE_LOCK, l,
-			REAL(pthread_rwlock_clockwrlock)(l, clock, t));
-}
-
-/* Semaphores say "would block" with -1 and EAGAIN. */
-__attribute__((visibility("default"))) int sem_wait(sem_t *s)
+/* A semaphore says "would block" with -1 and EAGAIN: 0 when S was taken,
+ * -1 on another error, EBUSY when a wait would block (errno as before). */
+static int sem_try(sem_t *s)
 {
 	int saved = errno;
 	if (REAL(sem_trywait)(s) == 0)
@@ -120,87 +45,116 @@ __attribute__((visibility("default"))) int sem_wait(sem_t *s)
 	if (errno != EAGAIN)
 		return -1;
 	errno = saved;
-	return BLOCKING(CULPRIT_BLOCK_SEMAPHORE, CULPRIT_IDLE_LOCK, s, REAL(sem_wait)(s));
+	return EBUSY;
 }
 
-__attribute__((visibility("default"))) int sem_timedwait(sem_t *s, const struct timespec *t)
-{
-	int saved = errno;
-	if (REAL(sem_trywait)(s) == 0)
-		return 0;
-	if (errno != EAGAIN)
-		return -1;
-	errno = saved;
-	return BLOCKING(CULPRIT_BLOCK_SEMAPHORE, CULPRIT_IDLE_LOCK, s, REAL(sem_timedwait)(s, t));
-}
-
-__attribute__((visibility("default"))) int
-sem_clockwait(sem_t *s, clockid_t clock, const struct timespec *t)
-{
-	int saved = errno;
-	if (REAL(sem_trywait)(s) == 0)
-		return 0;
-	if (errno != EAGAIN)
-		return -1;
-	errno = saved;
-	return BLOCKING(CULPRIT_BLOCK_SEMAPHORE, CULPRIT_IDLE_LOCK, s,
-			REAL(sem_clockwait)(s, clock, t));
-}
-
-/* A condition wait always blocks: that is what it is for. */
-__attribute__((visibility("default"))) int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
-{
-	return BLOCKING(CULPRIT_BLOCK_CONDITION, CULPRIT_IDLE_BARRIER, c,
-			REAL_VERSIONED(pthread_cond_wait, "GLIBC_2.3.2")(c, m));
-}
-
-__attribute__((visibility("default"))) int
-pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m, const struct timespec *t)
-{
-	return BLOCKING(CULPRIT_BLOCK_CONDITION, CULPRIT_IDLE_BARRIER, c,
-			REAL_VERSIONED(pthread_cond_timedwait, "GLIBC_2.3.2")(c, m, t));
-}
-
-__attribute__((visibility("default"))) int
-pthread_cond_clockwait(pthread_cond_t *c, pthread_mutex_t *m, clockid_t clock,
-		       const struct timespec *t)
-{
-	return BLOCKING(CULPRIT_BLOCK_CONDITION, CULPRIT_IDLE_BARRIER, c,
-			REAL(pthread_cond_clockwait)(c, m, clock, t));
-}
-
-__attribute__((visibility("default"))) int pthread_barrier_wait(pthread_barrier_t *b)
-{
-	return BLOCKING(CULPRIT_BLOCK_BARRIER, CULPRIT_IDLE_BARRIER, b,
-			REAL(pthread_barrier_wait)(b));
-}
-
+#define MUTEX(m, call) TRY_FIRST(REAL(pthread_mutex_trylock)(m), CULPRIT_BLOCK_MUTEX, \
+				 CULPRIT_IDLE_LOCK, m, call)
+#define RDLOCK(l, call) TRY_FIRST(REAL(pthread_rwlock_tryrdlock)(l), CULPRIT_BLOCK_RWLOCK, \
+				  CULPRIT_IDLE_LOCK, l, call)
+#define WRLOCK(l, call) TRY_FIRST(REAL(pthread_rwlock_trywrlock)(l), CULPRIT_BLOCK_RWLOCK, \
+				  CULPRIT_IDLE_LOCK, l, call)
+#define SEM(s, call) TRY_FIRST(sem_try(s), CULPRIT_BLOCK_SEMAPHORE, CULPRIT_IDLE_LOCK, s, call)
 /* A thread that already ended is joined at once: no wait. */
-__attribute__((visibility("default"))) int pthread_join(pthread_t th, void **ret)
+#define JOIN(th, ret, call) TRY_FIRST(REAL(pthread_tryjoin_np)(th, ret), CULPRIT_BLOCK_JOIN, \
+				      CULPRIT_IDLE_JOIN, (void *)(th), call)
+/* A condition wait always blocks: that is what it is for. */
+#define COND(c, call) BLOCKING(CULPRIT_BLOCK_CONDITION, CULPRIT_IDLE_BARRIER, c, call)
+
+EXPORT int pthread_mutex_lock(pthread_mutex_t *m)
 {
-	int rc = REAL(pthread_tryjoin_np)(th, ret);
-	if (rc != EBUSY)
-		return rc;
-	return BLOCKING(CULPRIT_BLOCK_JOIN, CULPRIT_IDLE_JOIN, (void *)th,
-			REAL(pthread_join)(th, ret));
+	return MUTEX(m, REAL(pthread_mutex_lock)(m));
 }
 
-__attribute__((visibility("default"))) int
-pthread_timedjoin_np(pthread_t th, void **ret, const struct timespec *t)
+EXPORT int pthread_mutex_timedlock(pthread_mutex_t *m, const struct timespec *t)
 {
-	int rc = REAL(pthread_tryjoin_np)(th, ret);
-	if (rc != EBUSY)
-		return rc;
-	return BLOCKING(CULPRIT_BLOCK_JOIN, CULPRIT_IDLE_JOIN, (void *)th,
-			REAL(pthread_timedjoin_np)(th, ret, t));
+	return MUTEX(m, REAL(pthread_mutex_timedlock)(m, t));
 }
 
-__attribute__((visibility("default"))) int
-pthread_clockjoin_np(pthread_t th, void **ret, clockid_t clock, const struct timespec *t)
+EXPORT int pthread_mutex_clocklock(pthread_mutex_t *m, clockid_t clock, const struct timespec *t)
 {
-	int rc = REAL(pthread_tryjoin_np)(th, ret);
-	if (rc != EBUSY)
-		return rc;
-	return BLOCKING(CULPRIT_BLOCK_JOIN, CULPRIT_IDLE_JOIN, (void *)th,
-			REAL(pthread_clockjoin_np)(th, ret, clock, t));
+	return MUTEX(m, REAL(pthread_mutex_clocklock)(m, clock, t));
+}
+
+EXPORT int pthread_rwlock_rdlock(pthread_rwlock_t *l)
+{
+	return RDLOCK(l, REAL(pthread_rwlock_rdlock)(l));
+}
+
+EXPORT int pthread_rwlock_wrlock(pthread_rwlock_t *l)
+{
+	return WRLOCK(l, REAL(pthread_rwlock_wrlock)(l));
+}
+
+EXPORT int pthread_rwlock_timedrdlock(pthread_rwlock_t *l, const struct timespec *t)
+{
+	return RDLOCK(l, REAL(pthread_rwlock_timedrdlock)(l, t));
+}
+
+EXPORT int pthread_rwlock_timedwrlock(pthread_rwlock_t *l, const struct timespec *t)
+{
+	return WRLOCK(l, REAL(pthread_rwlock_timedwrlock)(l, t));
+}
+
+EXPORT int pthread_rwlock_clockrdlock(pthread_rwlock_t *l, clockid_t clock,
+				      const struct timespec *t)
+{
+	return RDLOCK(l, REAL(pthread_rwlock_clockrdlock)(l, clock, t));
+}
+
+EXPORT int pthread_rwlock_clockwrlock(pthread_rwlock_t *l, clockid_t clock,
+				      const struct timespec *t)
+{
+	return WRLOCK(l, REAL(pthread_rwlock_clockwrlock)(l, clock, t));
+}
+
+EXPORT int sem_wait(sem_t *s)
+{
+	return SEM(s, REAL(sem_wait)(s));
+}
+
+EXPORT int sem_timedwait(sem_t *s, const struct timespec *t)
+{
+	return SEM(s, REAL(sem_timedwait)(s, t));
+}
+
+EXPORT int sem_clockwait(sem_t *s, clockid_t clock, const struct timespec *t)
+{
+	return SEM(s, REAL(sem_clockwait)(s, clock, t));
+}
+
+EXPORT int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
+{
+	return COND(c, REAL_VERSIONED(pthread_cond_wait, "GLIBC_2.3.2")(c, m));
+}
+
+EXPORT int pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m, const struct timespec *t)
+{
+	return COND(c, REAL_VERSIONED(pthread_cond_timedwait, "GLIBC_2.3.2")(c, m, t));
+}
+
+EXPORT int pthread_cond_clockwait(pthread_cond_t *c, pthread_mutex_t *m, clockid_t clock,
+				  const struct timespec *t)
+{
+	return COND(c, REAL(pthread_cond_clockwait)(c, m, clock, t));
+}
+
+EXPORT int pthread_barrier_wait(pthread_barrier_t *b)
+{
+	return BLOCKING(CULPRIT_BLOCK_BARRIER, CULPRIT_IDLE_BARRIER, b, REAL(pthread_barrier_wait)(b));
+}
+
+EXPORT int pthread_join(pthread_t th, void **ret)
+{
+	return JOIN(th, ret, REAL(pthread_join)(th, ret));
+}
+
+EXPORT int pthread_timedjoin_np(pthread_t th, void **ret, const struct timespec *t)
+{
+	return JOIN(th, ret, REAL(pthread_timedjoin_np)(th, ret, t));
+}
+
+EXPORT int pthread_clockjoin_np(pthread_t th, void **ret, clockid_t clock, const struct timespec *t)
+{
+	return JOIN(th, ret, REAL(pthread_clockjoin_np)(th, ret, clock, t));
 }
