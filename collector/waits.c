@@ -130,7 +130,7 @@ void waits_write(struct mfile_writer *mw, const struct culprit_thread *t)
 		uint64_t offset = 0;
 		uint32_t module = loadmap_lookup(s->site, &offset);
 		mfile_put_u32(mw, s->kind);
-		mfile_put_u32(mw, s->cause);
+		mfile_put_u32(mw, COL_IDLE_CAUSE + s->cause);	/* the first event's */
 		mfile_put_u32(mw, module);
 		mfile_put_u32(mw, 0);
 		mfile_put_u64(mw, module ? offset : s->site);

@@ -175,7 +175,8 @@ enum mfile_marker {
 /* WAIT payload (thread files, version 1.1; absent when the thread never
  * blocked): u32 count, then per wait site, 56 bytes:
  *   u32 kind               enum culprit_block_kind (unwind-plugins/plugin.h)
- *   u32 cause              the idleness cause it counted as (its column's)
+ *   u32 cause              the COLS column of the idleness cause it counted
+ *                          as ("idleness:lock", of the first event)
  *   u32 module, u32 reserved
  *   u64 site               the return address into the waiting call's caller:
  *                          ELF virtual address in MODULE (0: a raw address)

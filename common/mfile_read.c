@@ -462,7 +462,10 @@ static void decode_wait(struct cursor *c, struct mfile_thread *t)
 		if (c->failed)
 			break;
 		c->pos = at;
-		if (w->count == 0 || w->max_ns > w->total_ns)
+		if (w->cause >= t->ncolumns)
+			CORRUPT(c, "wait site %u counts as column %u, but there are %u columns", i,
+				w->cause, t->ncolumns);
+		else if (w->count == 0 || w->max_ns > w->total_ns)
 			CORRUPT(c, "wait site %u has %llu waits of %llu ns, the longest %llu ns", i,
 				(unsigned long long)w->count, (unsigned long long)w->total_ns,
 				(unsigned long long)w->max_ns);

@@ -323,13 +323,14 @@ static void dump_thread_header(const struct mfile_thread *t)
 		printf("=%" PRIu64, t->counters[i].value);
 	}
 	printf("\n");
-	/* Where it blocked: kind and cause by number (unwind-plugins/plugin.h). */
+	/* Where it blocked: the kind by number (unwind-plugins/plugin.h). */
 	for (uint32_t i = 0; i < t->nwaits; i++) {
 		const struct mfile_wait *w = &t->waits[i];
-		printf("wait        kind %u, cause %u, site %u:%#" PRIx64 ", object %#" PRIx64
-		       ": %" PRIu64 " waits, %.6f s, longest %.6f s\n", w->kind, w->cause, w->module,
-		       w->site, w->object, w->count, (double)w->total_ns / 1e9,
-		       (double)w->max_ns / 1e9);
+		printf("wait        kind %u, ", w->kind);
+		put_safe(stdout, t->columns[w->cause].metric);
+		printf(", site %u:%#" PRIx64 ", object %#" PRIx64 ": %" PRIu64 " waits, %.6f s, "
+		       "longest %.6f s\n", w->module, w->site, w->object, w->count,
+		       (double)w->total_ns / 1e9, (double)w->max_ns / 1e9);
 	}
 }
 

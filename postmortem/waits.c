@@ -25,15 +25,20 @@
 #include "tools.h"
 
 #include <stdio.h>
+#include <string.h>
 
-/* enum culprit_block_kind and enum culprit_idle_cause
- * (unwind-plugins/plugin.h), by number. */
+/* enum culprit_block_kind (unwind-plugins/plugin.h), by number. */
 static const char *const kind_name[] = { NULL, "mutex", "rwlock", "semaphore", "condition",
 					 "barrier", "join", "sleep", "io" };
-static const char *const cause_name[] = { "serial", "barrier", "lock", "taskwait",
-					  "join", "sleep", "io" };
 #define NKINDS (sizeof kind_name / sizeof *kind_name)
-#define NCAUSES (sizeof cause_name / sizeof *cause_name)
+
+/* The cause a wait counted as: its column's name, "idleness:CAUSE". */
+static const char *cause_of(const struct mfile_thread *t, const struct mfile_wait *w)
+{
+	const char *name = w->cause < t->ncolumns ? t->columns[w->cause].metric : NULL;
+	const char *colon = name ? strchr(name, ':') : NULL;
+	return colon ? colon + 1 : name;
+}
 
 static void bind_opt_text(sqlite3_stmt *s, int i, const char *v)
 {
@@ -78,7 +83,7 @@ void waits_write_sites(sqlite3 *db, const struct experiment *e)
 			const struct mfile_wait *w = &t->t->waits[k];
 			sqlite3_bind_int64(s, 1, t->id);
 			bind_opt_text(s, 2, w->kind < NKINDS ? kind_name[w->kind] : NULL);
-			bind_opt_text(s, 3, w->cause < NCAUSES ? cause_name[w->cause] : NULL);
+			bind_opt_text(s, 3, cause_of(t->t, w));
 			if (w->object)
 				sqlite3_bind_int64(s, 4, (sqlite3_int64)w->object);
 			else

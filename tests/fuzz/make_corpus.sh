@@ -149,13 +149,16 @@ def add_section(d, tag, payload):
 put('frame-unknown.thread', add_section(th, b'ZZZZ', b'abc'))
 d = bytearray(th); struct.pack_into('<H', d, 10, 2)                # minor 2: skipped
 put('good-unknown-minor2.thread', add_section(d, b'ZZZZ', b'abc'))
-# WAIT: one site (kind, cause, module, reserved, site, object, count,
-# total, max); a site waited 0 times, or longer once than in all, is damage.
-wait = lambda count, total, mx: struct.pack('<IIIIQQQQQ', 1, 2, 0, 0, 0x401000, 0x5000,
+# WAIT: one site (kind, cause column (5: idleness:lock), module, reserved,
+# site, object, count, total, max); a site waited 0 times, longer once than
+# in all, or counted in a column that is not there, is damage.
+wait = lambda count, total, mx: struct.pack('<IIIIQQQQQ', 1, 5, 0, 0, 0x401000, 0x5000,
                                             count, total, mx)
 put('good-wait.thread', add_section(th, b'WAIT', struct.pack('<I', 1) + wait(3, 900, 500)))
 put('fixed-wait-count.thread', add_section(th, b'WAIT', struct.pack('<I', 1) + wait(0, 900, 500)))
 put('fixed-wait-max.thread', add_section(th, b'WAIT', struct.pack('<I', 1) + wait(3, 900, 901)))
+put('fixed-wait-column.thread', add_section(th, b'WAIT', struct.pack('<I', 1) +
+    struct.pack('<IIIIQQQQQ', 1, 999, 0, 0, 0x401000, 0x5000, 3, 900, 500)))
 note0 = struct.pack('<I', 0)
 put('frame-twice.thread', add_section(add_section(th, b'NOTE', note0), b'NOTE', note0))
 put('good-process-note.process', add_section(pr, b'NOTE', struct.pack('<II', 1, 5) + b'hello'))
