@@ -25,20 +25,16 @@ TMP=$(mktemp -d "${TMPDIR:-/tmp}/culprit-bench.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
 ${CC:-cc} -O2 -pthread -o "$TMP/lock_work" "$here/lock_work.c"
 
-# run MODE ITER [culprit options...]: the median of the loop's seconds.
-run() {
-    local mode=$1 iter=$2 i
+# once MODE ITER [culprit options...]: the loop's seconds, one run.
+once() {
+    local mode=$1 iter=$2
     shift 2
-    local v=()
-    for ((i = 0; i < RUNS; i++)); do
-        if [ $# -eq 0 ]; then
-            v+=("$("$TMP/lock_work" "$mode" "$THREADS" "$iter")")
-        else
-            rm -rf "$TMP/m"
-            v+=("$("$CULPRIT" run -q -o "$TMP/m" "$@" -- "$TMP/lock_work" "$mode" "$THREADS" "$iter")")
-        fi
-    done
-    median "${v[@]}"
+    if [ $# -eq 0 ]; then
+        "$TMP/lock_work" "$mode" "$THREADS" "$iter"
+    else
+        rm -rf "$TMP/m"
+        "$CULPRIT" run -q -o "$TMP/m" "$@" -- "$TMP/lock_work" "$mode" "$THREADS" "$iter"
+    fi
 }
 
 printf '%-12s %8s %12s %12s %12s %10s %10s\n' workload threads "base ns" "no-waits ns" \
@@ -46,9 +42,14 @@ printf '%-12s %8s %12s %12s %12s %10s %10s\n' workload threads "base ns" "no-wai
 for mode in uncontended contended; do
     iter=$ITER
     [ $mode = contended ] && iter=$((ITER / 10))
-    base=$(run $mode $iter)
-    nowaits=$(run $mode $iter --no-waits)
-    full=$(run $mode $iter -e CPUTIME@f1000)
+    # Interleaved, so that a noisy machine's drift falls on all three.
+    b=() w=() f=()
+    for ((i = 0; i < RUNS; i++)); do
+        b+=("$(once $mode $iter)")
+        w+=("$(once $mode $iter --no-waits)")
+        f+=("$(once $mode $iter -e CPUTIME@f1000)")
+    done
+    base=$(median "${b[@]}") nowaits=$(median "${w[@]}") full=$(median "${f[@]}")
     awk -v m=$mode -v t="$THREADS" -v n="$iter" -v b="$base" -v w="$nowaits" -v f="$full" 'BEGIN {
         pairs = n * t
         printf "%-12s %8d %12.1f %12.1f %12.1f %10.3f %10.3f\n", m, t, 1e9 * b / pairs,

@@ -59,6 +59,8 @@ struct culprit_config {
 					   the kernel time-stamps the sample */
 	int waits;			/* track blocking waits (CULPRIT_WAITS) */
 	int io_idle;			/* blocking I/O is idleness (CULPRIT_IO_IDLE) */
+	uint32_t cpus;			/* CPUs the process may run on, at its start
+					   (0: unknown) */
 };
 HIDDEN extern struct culprit_config culprit_config;
 

@@ -96,6 +96,8 @@ static int read_config(void)
 	c->sample_lead_ns = env_number("CULPRIT_SAMPLE_LEAD", 0, 0, 1000000);
 	c->waits = env_number("CULPRIT_WAITS", 1, 0, 1) != 0;
 	c->io_idle = env_number("CULPRIT_IO_IDLE", 0, 0, 1) != 0;
+	cpu_set_t cpus;
+	c->cpus = sched_getaffinity(0, sizeof cpus, &cpus) == 0 ? (uint32_t)CPU_COUNT(&cpus) : 0;
 	return 0;
 }
 

@@ -57,8 +57,16 @@ static void blame(double *m, uint64_t value, const struct worker_counts *n, int 
 	uint32_t working = n->working + (pending > 0 ? n->nwaiting : 0);
 	if (working == 0)
 		return;
+	/* A thread waiting to join others loses nothing while the threads
+	 * working occupy every CPU: it launched them and has nothing else to
+	 * run (a program's main thread, one worker per CPU).  Joins count
+	 * only for the CPUs left free (doc/idleness.md). */
+	uint32_t cpus = culprit_config.cpus;
+	uint32_t free_cpus = !cpus ? UINT32_MAX : working < cpus ? cpus - working : 0;
 	for (int c = 0; c < CULPRIT_IDLE_CAUSES; c++) {
 		uint32_t idle = n->idle[c] + (pending > 0 ? 0 : n->waiting[c]);
+		if (c == CULPRIT_IDLE_JOIN && idle > free_cpus)
+			idle = free_cpus;
 		/* The total is the sum of the parts, exactly. */
 		double b = (double)value * idle / working;
 		m[COL_IDLE_CAUSE + c] += b;

@@ -20,7 +20,7 @@ check "pt_waits ran" grep -q "pt_waits done" pt.out
 prof pt
 db=pt.db
 cv=$(said cv) lock=$(said lock) bar=$(said barrier) join=$(said join)
-note "program: waited cv $cv s, lock $lock s, barrier $bar s, join $join s"
+note "program: waited cv $cv s, lock $lock s, barrier $bar s, join $join s, launch $(said launch) s"
 note "culprit: barrier $(metric $db idleness:barrier) s, lock $(metric $db idleness:lock) s, join $(metric $db idleness:join) s"
 # Condition-variable and pthread barriers are both cause barrier.
 check "barrier idleness is the time waited at both barriers, within 10%" \
@@ -34,6 +34,9 @@ check "serial_step carries the worker's wait: idleness = its work, within 10%" \
 	within "$(pm $db serial_step idleness)" "$(pm $db serial_step work)" 0.10 0.01
 check "long_work carries main's join: idleness:join = its work, within 10%" \
 	within "$(pm $db long_work idleness:join)" "$(pm $db long_work work)" 0.10 0.01
+# Phase 6: main waits to join one worker per CPU, the CPUs all busy.
+check "a launcher's join while every CPU works is no idleness: launched_work's join blame under 10% of its work" \
+	below "$(ratio "$(pm $db launched_work idleness:join)" "$(pm $db launched_work work)")" 0.10
 check "critical carries the lock waits" \
 	at_least "$(ratio "$(pm $db critical idleness:lock)" "$(metric $db idleness:lock)")" 0.9
 
@@ -70,7 +73,7 @@ profile_e rt REALTIME@1ms "$PROGRAMS/pt_waits" > rt.out 2>&1
 prof rt
 rwork=$(sql rt.db "SELECT total FROM metrics WHERE event = 'realtime' AND metric = 'work'")
 rwaited=$(sql rt.db "SELECT sum(value) FROM thread_metrics WHERE event = 'realtime' AND metric = 'waited'")
-allwait=$(awk '/^waited/ { print $3 + $5 + $7 + $9 }' rt.out)
+allwait=$(awk '/^waited/ { print $3 + $5 + $7 + $9 + $11 }' rt.out)
 lives=$(sql rt.db "SELECT sum(end_time - start_time) FROM threads")
 note "REALTIME: work $rwork s, threads seen waiting $rwaited s (the program waited $allwait s), threads lived $lives s"
 check "REALTIME: the threads' own waiting is what the program waited, within 15%" \

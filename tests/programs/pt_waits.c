@@ -7,11 +7,15 @@
  *   2. an imbalanced round ending at the same barrier;
  *   3. a contended mutex around a critical section;
  *   4. a pthread barrier after an imbalanced step;
- *   5. main joins a long worker.
- * Prints per kind the seconds waited, and the process's CPU time.
+ *   5. main joins a long worker;
+ *   6. main launches one worker per CPU it may run on, and joins them: the
+ *      CPUs are all busy meanwhile, so that wait is no loss.
+ * Prints per kind the seconds waited (phase 6 apart, as "launch"), and the
+ * process's CPU time.
  * usage: pt_waits [UNITS] */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -82,6 +86,24 @@ static void *worker(void *arg)
 
 static __attribute__((noinline)) void long_work(void) { sink = work_units(6 * unit); }
 static void *long_worker(void *arg) { (void)arg; long_work(); return NULL; }
+static __attribute__((noinline)) void launched_work(void) { sink = work_units(4 * unit); }
+static void *launched(void *arg) { (void)arg; launched_work(); return NULL; }
+
+/* Phase 6: the seconds main waited for one worker per CPU. */
+static double launch_and_join(void)
+{
+	cpu_set_t cpus;
+	int n = sched_getaffinity(0, sizeof cpus, &cpus) == 0 ? CPU_COUNT(&cpus) : 1;
+	if (n > 64)
+		n = 64;
+	pthread_t t[64];
+	for (int i = 0; i < n; i++)
+		pthread_create(&t[i], NULL, launched, NULL);
+	double j0 = now(CLOCK_MONOTONIC);
+	for (int i = 0; i < n; i++)
+		pthread_join(t[i], NULL);
+	return now(CLOCK_MONOTONIC) - j0;
+}
 
 int main(int argc, char **argv)
 {
@@ -96,9 +118,10 @@ int main(int argc, char **argv)
 	double j0 = now(CLOCK_MONOTONIC);
 	pthread_join(lw, NULL);
 	double join = now(CLOCK_MONOTONIC) - j0;
-	printf("waited cv %.6f lock %.6f barrier %.6f join %.6f cpu %.6f\n",
+	double launch = launch_and_join();
+	printf("waited cv %.6f lock %.6f barrier %.6f join %.6f launch %.6f cpu %.6f\n",
 	       waited_cv[0] + waited_cv[1], waited_lock[0] + waited_lock[1],
-	       waited_pbar[0] + waited_pbar[1], join, now(CLOCK_PROCESS_CPUTIME_ID));
+	       waited_pbar[0] + waited_pbar[1], join, launch, now(CLOCK_PROCESS_CPUTIME_ID));
 	printf("pt_waits done\n");
 	return 0;
 }

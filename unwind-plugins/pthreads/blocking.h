@@ -11,17 +11,18 @@
 
 #define SITE __builtin_return_address(0)
 
-/* CALL's result, the thread idle for CAUSE while it runs; errno as CALL
- * left it. */
-#define BLOCKING(kind, cause, object, call)                                 \
+/* CALL's result, the thread idle for CAUSE while it runs, a wait at
+ * AT (the call site); errno as CALL left it. */
+#define BLOCKING_AT(at, kind, cause, object, call)                          \
 	({                                                                  \
 		struct culprit_block w_;                                    \
-		culprit_block_begin(&w_, kind, cause, object, SITE);        \
+		culprit_block_begin(&w_, kind, cause, object, at);          \
 		__typeof__(call) rc_ = call;                                \
 		int errno_ = errno;                                         \
 		culprit_block_end(&w_);                                     \
 		errno = errno_;                                             \
 		rc_;                                                        \
 	})
+#define BLOCKING(kind, cause, object, call) BLOCKING_AT(SITE, kind, cause, object, call)
 
 #endif

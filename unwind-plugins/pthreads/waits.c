@@ -10,11 +10,11 @@
  *                                   before a condition-variable barrier)
  *   joins                           join
  *
- * Locks are tried first: an uncontended lock costs one call more, no state
- * change and no clock read; only a lock that would block is a wait.  A
- * thread that is not working as it calls (idle as its runtime declared,
- * such as libomp's own sleep on a condition variable) is left alone
- * (culprit_block_begin).  The wrappers are exported functions; their
+ * Locks are tried first (a mutex that reads free is simply taken): an
+ * uncontended lock costs no state change and no clock read; only a lock
+ * that would block is a wait.  A thread that is not working as it calls
+ * (idle as its runtime declared, such as libomp's own sleep on a
+ * condition variable) is left alone (culprit_block_begin).  The wrappers are exported functions; their
  * return address is the caller's call site. */
 #define _GNU_SOURCE
 #include "plugin.h"
@@ -61,9 +61,34 @@ static int sem_try(sem_t *s)
 /* A condition wait always blocks: that is what it is for. */
 #define COND(c, call) BLOCKING(CULPRIT_BLOCK_CONDITION, CULPRIT_IDLE_BARRIER, c, call)
 
+/* A mutex whose lock word reads free is taken at once, by a tail call:
+ * the uncontended lock, the common one, costs the wrapper a load and a
+ * jump.  One taken by another thread in the few cycles between that load
+ * and the lock is a wait left unseen: a race that short is rare where a
+ * lock is contended, since there the word mostly reads busy.  glibc's
+ * layout (bits/struct_mutex.h); elsewhere, every lock is tried first. */
+#ifdef __GLIBC__
+#define MUTEX_LOOKS_FREE(m) (*(volatile const int *)&(m)->__data.__lock == 0)
+#else
+#define MUTEX_LOOKS_FREE(m) 0
+#endif
+
+/* pthread_mutex_lock's slow path, apart so that the fast one saves no
+ * registers: a wait at SITE when the lock is busy. */
+static __attribute__((noinline)) int mutex_lock_busy(pthread_mutex_t *m, void *site)
+{
+	int tried = REAL(pthread_mutex_trylock)(m);
+	if (tried != EBUSY)
+		return tried;
+	return BLOCKING_AT(site, CULPRIT_BLOCK_MUTEX, CULPRIT_IDLE_LOCK, m,
+			   REAL(pthread_mutex_lock)(m));
+}
+
 EXPORT int pthread_mutex_lock(pthread_mutex_t *m)
 {
-	return MUTEX(m, REAL(pthread_mutex_lock)(m));
+	if (MUTEX_LOOKS_FREE(m))
+		return REAL(pthread_mutex_lock)(m);
+	return mutex_lock_busy(m, SITE);
 }
 
 EXPORT int pthread_mutex_timedlock(pthread_mutex_t *m, const struct timespec *t)
