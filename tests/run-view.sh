@@ -186,6 +186,17 @@ check "view: the details give its diagnosis" wait_for col "why   needs more para
 check "view: ... and the runtime calls that hold its waste" \
 	wait_for col "in runtime calls: libc: printf 40%"
 keys col q
+# Waits counted at light_caller's call sites, as a pthreads program's.
+sqlite3 diag.db "INSERT INTO waits (thread_id, kind, cause, object, module, procedure, file,
+	line, address, count, seconds, max_seconds) SELECT t.id, 'mutex', 'lock', 4096, c.module,
+	c.procedure, c.file, c.line, 0, 8, 0.163, 0.031 FROM contexts c, threads t
+	WHERE c.procedure = 'light_caller' AND c.kind = 'frame' LIMIT 1"
+start wt 100 30 "'$CULPRIT' view diag.db"
+wait_for wt "<program root>"
+keys wt / l i g h t _ c a l l e r Enter d
+check "view: the details list the waits called from the context, with count, time and longest" \
+	wait_for wt "waits mutex 8x 163 ms \(longest 31 ms\)"
+keys wt q
 start nocol 100 30 "NO_COLOR=1 '$CULPRIT' view diag.db"
 wait_for nocol "<program root>"
 keys nocol / l i g h t _ c a l l e r Enter

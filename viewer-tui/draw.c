@@ -289,6 +289,7 @@ static struct {
 	size_t ev;
 	char *path, *diag;
 	char *calls;		/* the diagnosis's runtime calls, or NULL */
+	char *waits;		/* the waits called from there, or NULL */
 	struct dbr_spread stats;
 	/* source */
 	char **lines;
@@ -304,6 +305,7 @@ void draw_forget(void)
 	free(cache.path);
 	free(cache.diag);
 	free(cache.calls);
+	free(cache.waits);
 	dbr_spread_free(&cache.stats);
 	for (size_t i = 0; i < cache.nlines; i++)
 		free(cache.lines[i]);
@@ -366,6 +368,9 @@ static void fill_cache(struct vui *u, const struct vrow *r)
 		cache.diag = model_diagnosis(u->m, r->id, &cache.calls);
 		model_thread_values(u->m, r->id, c->metric, c->exclusive, &cache.stats);
 	}
+	/* A procedure's waits, or a line's. */
+	int at_line = r->kind == VK_STATEMENT || r->kind == VK_LINE ? r->line : 0;
+	cache.waits = model_waits(u->m, r->procedure, r->file, at_line);
 	if (u->pane == PANE_SOURCE) {
 		read_source(r->file);
 		if (r->file)
@@ -444,6 +449,10 @@ static void draw_detail(struct vui *u, const struct vrow *r)
 	if (cache.calls && y < end) {
 		snprintf(buf, sizeof buf, "in runtime calls: %s", cache.calls);
 		put(y++, 7, COLS - 8, buf, color(u, C_HOT));
+	}
+	if (cache.waits && y < end) {
+		put(y, 1, 6, "waits", A_BOLD);
+		put(y++, 7, COLS - 8, cache.waits, color(u, C_WARM));
 	}
 	if (y >= end)
 		return;

@@ -392,6 +392,44 @@ char *model_diagnosis(struct vmodel *m, int64_t id, char **calls)
 	return out;
 }
 
+/* A duration, short: "0.163 s", "31 ms", "12 us". */
+static void short_seconds(double sec, char *buf, size_t size)
+{
+	if (sec >= 1 || sec == 0)
+		snprintf(buf, size, "%.3g s", sec);
+	else if (sec >= 1e-3)
+		snprintf(buf, size, "%.3g ms", sec * 1e3);
+	else
+		snprintf(buf, size, "%.3g us", sec * 1e6);
+}
+
+char *model_waits(struct vmodel *m, const char *procedure, const char *file, int line)
+{
+	if (!procedure || !dbr_has(m->db, VIEW_WAIT_SITES))
+		return NULL;
+	sqlite3_stmt *s = prepare(m,
+		"SELECT kind, sum(count), sum(seconds), max(max_seconds) FROM " VIEW_WAIT_SITES
+		" WHERE procedure = ?1 AND (?2 IS NULL OR file IS ?2) AND (?3 <= 0 OR line = ?3)"
+		" GROUP BY kind ORDER BY 3 DESC");
+	if (!s)
+		return NULL;
+	sqlite3_bind_text(s, 1, procedure, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 2, file, -1, SQLITE_STATIC);
+	sqlite3_bind_int(s, 3, line);
+	char out[512] = "";
+	size_t len = 0;
+	while (sqlite3_step(s) == SQLITE_ROW && len + 64 < sizeof out) {
+		char total[32], longest[32];
+		short_seconds(sqlite3_column_double(s, 2), total, sizeof total);
+		short_seconds(sqlite3_column_double(s, 3), longest, sizeof longest);
+		len += (size_t)snprintf(out + len, sizeof out - len, "%s%s %lldx %s (longest %s)",
+					len ? "; " : "", (const char *)sqlite3_column_text(s, 0),
+					sqlite3_column_int64(s, 1), total, longest);
+	}
+	sqlite3_finalize(s);
+	return len ? xstrdup(out) : NULL;
+}
+
 void model_thread_values(struct vmodel *m, int64_t id, int metric, int exclusive,
 			 struct dbr_spread *out)
 {

@@ -106,6 +106,10 @@ char *model_path(struct vmodel *m, int64_t id);
  * NULL.  *CALLS (malloc'd, or NULL) gets the runtime calls that hold its
  * idleness and overhead, with their shares. */
 char *model_diagnosis(struct vmodel *m, int64_t id, char **calls);
+/* The blocking waits at call sites in PROCEDURE (in FILE, if known; at
+ * LINE when > 0), by kind, longest first, on one line; NULL when none
+ * (or the database has no waits). */
+char *model_waits(struct vmodel *m, const char *procedure, const char *file, int line);
 /* Per-thread statistics of context ID's metric (dbr_spread_free them). */
 void model_thread_values(struct vmodel *m, int64_t id, int metric, int exclusive,
 			 struct dbr_spread *out);
