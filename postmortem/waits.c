@@ -48,8 +48,32 @@ static void bind_opt_text(sqlite3_stmt *s, int i, const char *v)
 		sqlite3_bind_null(s, i);
 }
 
+/* Whether FILE is a system header: code of the C or C++ library inlined
+ * into the program (std::condition_variable::wait, say), not the
+ * program's own. */
+static int system_header(const char *file)
+{
+	static const char *const dirs[] = { "/usr/include/", "/usr/local/include/",
+					    "/usr/lib/gcc/" };
+	for (size_t i = 0; file && i < sizeof dirs / sizeof *dirs; i++)
+		if (strncmp(file, dirs[i], strlen(dirs[i])) == 0)
+			return 1;
+	return 0;
+}
+
+/* The frame that names R's call site: the innermost whose source is not a
+ * system header, so that a wait inlined from the C++ library is named by
+ * the program's code that called it; else the innermost. */
+static const struct sym_frame *site_frame(const struct sym_result *r)
+{
+	for (unsigned i = r->nframes; i-- > 0;)
+		if (r->frame[i].file && !system_header(r->frame[i].file))
+			return &r->frame[i];
+	return &r->frame[r->nframes - 1];
+}
+
 /* Binds the site's module, procedure, file and line (columns 5 to 8):
- * the innermost frame at the call, inlined or not. */
+ * the innermost frame of the program's own at the call, inlined or not. */
 static void bind_site(sqlite3_stmt *s, const struct exp_thread *t, const struct mfile_wait *w)
 {
 	struct sym_module *m = w->module ? exp_module(t->proc, w->module, NULL) : NULL;
@@ -64,7 +88,7 @@ static void bind_site(sqlite3_stmt *s, const struct exp_thread *t, const struct 
 	}
 	/* A return address: the call is the byte before. */
 	struct sym_result *r = sym_resolve(m, w->site ? w->site - 1 : 0);
-	const struct sym_frame *f = &r->frame[r->nframes - 1];
+	const struct sym_frame *f = site_frame(r);
 	bind_opt_text(s, 5, sym_module_name(m));
 	bind_opt_text(s, 6, f->procedure);
 	bind_opt_text(s, 7, f->file);
