@@ -97,6 +97,9 @@ struct dbr_ctx {
 	char kind;		/* the first letter of its kind: r f i c s */
 	const char *procedure, *module, *file;	/* owned by the tree */
 	int line;
+	/* The native frames folded into it, "a > b"; NULL for none (and
+	 * before schema 5). */
+	const char *folded;
 };
 
 struct dbr_tree {

@@ -7,7 +7,7 @@
 #ifndef CULPRIT_SCHEMA_H
 #define CULPRIT_SCHEMA_H
 
-#define DB_SCHEMA_VERSION 4
+#define DB_SCHEMA_VERSION 5
 
 /* ---- tables and views ---- */
 #define TBL_INFO		"culprit_info"

@@ -35,8 +35,11 @@ static const char *name(struct dbr_tree *t, sqlite3_stmt *s, int i)
 
 static struct dbr_tree *read_tree(struct dbr *r)
 {
-	sqlite3_stmt *s = dbr_prepare(r, "SELECT id, parent_id, depth, kind, procedure, module, "
-				      "file, line FROM " TBL_CONTEXTS);
+	sqlite3_stmt *s = dbr_prepare(r, r->schema >= 5
+		? "SELECT id, parent_id, depth, kind, procedure, module, file, line, folded FROM "
+		  TBL_CONTEXTS
+		: "SELECT id, parent_id, depth, kind, procedure, module, file, line, NULL FROM "
+		  TBL_CONTEXTS);
 	if (!s)
 		return NULL;
 	struct dbr_tree *t = xcalloc(1, sizeof *t);
@@ -65,6 +68,7 @@ static struct dbr_tree *read_tree(struct dbr *r)
 		c->module = name(t, s, 5);
 		c->file = name(t, s, 6);
 		c->line = sqlite3_column_int(s, 7);
+		c->folded = sqlite3_column_type(s, 8) == SQLITE_NULL ? NULL : name(t, s, 8);
 	}
 	sqlite3_finalize(s);
 	if (rc != SQLITE_DONE) {

@@ -53,7 +53,9 @@ const char db_schema_sql[] =
 	"  procedure TEXT, module TEXT, file TEXT, line INTEGER,\n"
 	/* Where samples landed: the overhead type, and the tag or rule that
 	 * decided it (also a rule that said "not overhead"). */
-	"  overhead TEXT, overhead_by TEXT);\n"
+	"  overhead TEXT, overhead_by TEXT,\n"
+	/* The native frames folded into it: compiler outlining, start-up. */
+	"  folded TEXT);\n"
 	"CREATE TABLE context_metrics (\n"
 	"  context_id INTEGER REFERENCES contexts(id), event TEXT, metric TEXT,\n"
 	"  inclusive REAL, exclusive REAL,\n"

@@ -11,6 +11,7 @@
  */
 #define _GNU_SOURCE
 #include "experiment.h"
+#include "fold.h"
 #include "hash.h"
 #include "merge.h"
 #include "mfile_format.h"
@@ -64,7 +65,7 @@ static void rehash(struct ctree *t)
 static uint32_t child(struct ctree *t, uint32_t parent, int kind, uint32_t procedure,
 		      uint32_t module, uint32_t file, uint32_t line)
 {
-	struct ctx_node key = { parent, 0, procedure, module, file, line, (uint8_t)kind };
+	struct ctx_node key = { parent, 0, procedure, module, file, line, (uint8_t)kind, 0 };
 	size_t i = node_hash(&key) & t->mask;
 	while (t->slot[i] != CTX_NONE) {
 		if (same(&t->node[t->slot[i]], &key))
@@ -224,6 +225,7 @@ void ctree_free(struct ctree *t)
 {
 	if (!t)
 		return;
+	free(t->fold);
 	for (size_t i = 0; i < t->nevent; i++) {
 		free(t->event[i].name);
 		free(t->event[i].unit);
@@ -290,11 +292,48 @@ static uint32_t module_id(struct ctree *t, const struct mfile_module *m)
 	return intern(t, (m->flags & MFILE_MOD_VDSO) ? "[vdso]" : m->path);
 }
 
-/* The contexts one native frame stands for, below PARENT; returns the
- * last (a call site, or for the sampled instruction a statement). */
-static uint32_t frame_contexts(struct ctree *t, uint32_t parent, const struct exp_process *p,
-			       const struct mfile_node *n, uint32_t *modcache)
+/* Whether frames of procedure ID (a string id) are folded, remembered. */
+static int folds(struct ctree *t, uint32_t id)
 {
+	if (id >= t->capfold) {
+		size_t cap = t->capfold;
+		grow_array(&t->fold, &cap, (size_t)id + 1, sizeof *t->fold);
+		memset(t->fold + t->capfold, 0, cap - t->capfold);
+		t->capfold = cap;
+	}
+	if (!t->fold[id])
+		t->fold[id] = fold_frame(strtab_get(t->str, id)) ? 2 : 1;
+	return t->fold[id] == 2;
+}
+
+/* The folded names FOLDED (a string id, 0: none) and then procedure ID. */
+static uint32_t fold_append(struct ctree *t, uint32_t folded, uint32_t id)
+{
+	if (!folded)
+		return id;
+	char *both = xasprintf("%s > %s", strtab_get(t->str, folded), strtab_get(t->str, id));
+	uint32_t r = intern(t, both);
+	free(both);
+	return r;
+}
+
+/* Context C stands for the frames FOLDED too, if nothing was said yet. */
+static void note_folded(struct ctree *t, uint32_t c, uint32_t folded)
+{
+	if (folded && !t->node[c].folded)
+		t->node[c].folded = folded;
+}
+
+/* The contexts one native frame stands for, below PARENT; returns the
+ * last (a call site, or for the sampled instruction a statement).
+ * Frames that fold (fold.c) add no context: PENDING holds the names
+ * folded just above (0: none), and says on return those that still wait
+ * for a context of the frames below. */
+static uint32_t frame_contexts(struct ctree *t, uint32_t parent, const struct exp_process *p,
+			       const struct mfile_node *n, uint32_t *modcache, uint32_t *pending)
+{
+	uint32_t pend = *pending;
+	*pending = 0;
 	int exact = n->flags & MFILE_NODE_EXACT;
 	size_t mi = 0;
 	struct sym_module *m = n->module ? exp_module(p, n->module, &mi) : NULL;
@@ -313,18 +352,37 @@ static uint32_t frame_contexts(struct ctree *t, uint32_t parent, const struct ex
 	uint32_t cur = parent;
 	for (unsigned j = 0; j < r->nframes; j++) {
 		const struct sym_frame *f = &r->frame[j];
+		if (folds(t, f->id_procedure)) {
+			pend = fold_append(t, pend, f->id_procedure);
+			continue;
+		}
 		cur = child(t, cur, j ? CTX_INLINED : CTX_FRAME, f->id_procedure, mod,
 			    f->id_decl_file, f->decl_line);
+		note_folded(t, cur, pend);
+		pend = 0;
 		if (j + 1 < r->nframes)	/* where the next, inlined, call is */
 			cur = child(t, cur, CTX_CALLSITE, f->id_procedure, mod, f->id_file, f->line);
 	}
 	const struct sym_frame *last = &r->frame[r->nframes - 1];
+	uint32_t proc = last->id_procedure;
+	if (pend) {
+		/* The innermost frame folded.  Calling on, the frames below
+		 * take its place; sampled, its line is the body of the
+		 * procedure above, named after it. */
+		if (!exact) {
+			*pending = pend;
+			return cur;
+		}
+		if (cur != 0 && t->node[cur].procedure)
+			proc = t->node[cur].procedure;
+	}
+	uint32_t leaf = cur;
 	if (!exact)
-		return child(t, cur, CTX_CALLSITE, last->id_procedure, mod, last->id_file, last->line);
-	if (last->file)
-		return child(t, cur, CTX_STATEMENT, last->id_procedure, mod, last->id_file,
-			     last->line);
-	return cur;	/* no line information: the frame itself */
+		leaf = child(t, cur, CTX_CALLSITE, proc, mod, last->id_file, last->line);
+	else if (last->file)
+		leaf = child(t, cur, CTX_STATEMENT, proc, mod, last->id_file, last->line);
+	note_folded(t, leaf, pend);
+	return leaf;	/* without line information: the frame itself */
 }
 
 /* A context with a name only, at the top: markers and unresolved roots. */
@@ -564,6 +622,8 @@ static uint32_t *map_thread_nodes(struct ctree *t, struct exp_thread *th)
 	const struct exp_process *p = th->proc;
 	uint32_t *map = xmalloc(mt->nnodes * sizeof *map);
 	uint32_t *modcache = xcalloc(p->p->nmodules + 1, sizeof *modcache);
+	/* Per node: names folded there that wait for a context below. */
+	uint32_t *pending = xcalloc(mt->nnodes, sizeof *pending);
 
 	map[0] = 0;
 	for (uint32_t i = 1; i < mt->nnodes; i++) {
@@ -592,10 +652,12 @@ static uint32_t *map_thread_nodes(struct ctree *t, struct exp_thread *th)
 			break;
 		}
 		default:
-			map[i] = frame_contexts(t, parent, p, n, modcache);
+			pending[i] = pending[n->parent];
+			map[i] = frame_contexts(t, parent, p, n, modcache, &pending[i]);
 			break;
 		}
 	}
+	free(pending);
 	free(modcache);
 	th->ctx_map = map;
 	th->ctx_nodes = mt->nnodes;

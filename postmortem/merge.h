@@ -38,6 +38,10 @@ struct ctx_node {
 	uint32_t file;
 	uint32_t line;
 	uint8_t kind;		/* enum ctx_kind */
+	/* The native frames folded into it (fold.c), "a > b", outermost
+	 * first, as first seen: a string id, 0 for none.  Not part of its
+	 * identity: contexts that differ only there are one. */
+	uint32_t folded;
 };
 
 struct ctx_event {
@@ -83,6 +87,8 @@ struct ctx_derived {
 
 struct ctree {
 	struct strtab *str;
+	unsigned char *fold;	/* by string id: 0 not asked, 1 kept, 2 folded */
+	size_t capfold;
 	struct ctx_node *node;
 	size_t n, cap;
 	uint32_t *slot;			/* hash of node identities */

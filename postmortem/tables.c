@@ -376,7 +376,7 @@ void tables_write_events(sqlite3 *db, const struct ctree *t)
 
 void tables_write_tree(sqlite3 *db, const struct ctree *t)
 {
-	sqlite3_stmt *c = db_prepare(db, "INSERT INTO contexts VALUES (?,?,?,?,?,?,?,?,?,?)");
+	sqlite3_stmt *c = db_prepare(db, "INSERT INTO contexts VALUES (?,?,?,?,?,?,?,?,?,?,?)");
 	sqlite3_stmt *m = db_prepare(db, "INSERT INTO context_metrics VALUES "
 					 "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
 	double *base = xcalloc(t->nmetric + 1, sizeof *base);
@@ -404,6 +404,7 @@ void tables_write_tree(sqlite3 *db, const struct ctree *t)
 		const struct ctx_class *cls = ctree_class(t, (uint32_t)i);
 		bind_text(c, 9, cls ? strtab_get(t->str, cls->type) : NULL);
 		bind_text(c, 10, cls ? strtab_get(t->str, cls->by) : NULL);
+		bind_text(c, 11, node->folded ? strtab_get(t->str, node->folded) : NULL);
 		db_step_reset(db, c);
 	}
 	progress_update("context values");

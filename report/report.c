@@ -13,7 +13,8 @@
 
 static const char report_usage[] =
 	"usage: culprit report [--view=top-down|callers|flat] [--event=E] [--metric=M]\n"
-	"                      [--threshold=P%|VALUE] [--depth=N] [--format=text|csv] DB\n"
+	"                      [--threshold=P%|VALUE] [--depth=N] [--folded]\n"
+	"                      [--format=text|csv] DB\n"
 	"       culprit report --diagnose [--event=E] [--format=text|csv] DB\n"
 	"       culprit report --summary [--event=E] [--format=text|csv] DB\n"
 	"       culprit report --waits [--event=E] [--format=text|csv] DB\n"
@@ -36,6 +37,8 @@ static const char report_usage[] =
 	"                     (1% by default) or a value in the metric's unit\n"
 	"  --depth=N          top-down: levels of frames to show; callers: levels of\n"
 	"                     callers (default: top-down all, callers 1)\n"
+	"  --folded           top-down: name the native frames folded into each context\n"
+	"                     (compiler-outlined OpenMP bodies, the C library's start-up)\n"
 	"  --format=F         text (default, fits 100 columns) or csv (every column)\n"
 	"  -h, --help         show this help\n"
 	"\n"
@@ -51,6 +54,7 @@ struct options {
 	int threshold_percent;	/* THRESHOLD is a percentage of the total */
 	int depth;
 	int csv;
+	int folded;
 	const char *path;
 };
 
@@ -90,6 +94,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{ "threshold", required_argument, NULL, 't' },
 		{ "depth", required_argument, NULL, 'd' },
 		{ "format", required_argument, NULL, 'f' },
+		{ "folded", no_argument, NULL, 'F' },
 		{ "diagnose", no_argument, NULL, 'D' },
 		{ "summary", no_argument, NULL, 'S' },
 		{ "waits", no_argument, NULL, 'W' },
@@ -118,6 +123,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 			if (!o->csv && strcmp(optarg, "text") != 0)
 				rc = msg_usage("report", "unknown format '%s'; use text or csv", optarg);
 			break;
+		case 'F': o->folded = 1; break;
 		case 'D': o->view = VIEW_DIAGNOSE; break;
 		case 'S': o->view = VIEW_SUMMARY; break;
 		case 'W': o->view = VIEW_WAITS; break;
@@ -140,6 +146,7 @@ static int load(struct report *r, const struct options *o)
 		return msg_error("%s", err);
 	r->depth = o->depth;
 	r->csv = o->csv;
+	r->folded = o->folded;
 	/* The diagnoses and the summary are about effort. */
 	int effort = o->view == VIEW_DIAGNOSE || o->view == VIEW_SUMMARY || o->view == VIEW_WAITS;
 	if (dbr_choose(r->db, o->event, effort ? MET_EFFORT : o->metric, &r->ch) < 0)

@@ -24,6 +24,7 @@ struct report {
 	double threshold;		/* absolute */
 	int depth;			/* -1: the view's default */
 	int csv;
+	int folded;			/* top-down text: name folded frames */
 };
 
 int report_topdown(const struct report *r);

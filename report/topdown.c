@@ -1,12 +1,14 @@
 /* topdown.c - the calling-context tree from the program's roots, each
  * level's children hottest first; a call site is shown on the line of
- * the frame it called ("<- file:line"). */
+ * the frame it called ("<- file:line"); with --folded, the native
+ * frames folded into a context follow its name. */
 #define _GNU_SOURCE
 #include "report.h"
 #include "tools.h"
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static int by_inclusive(const void *a, const void *b, void *arg)
 {
@@ -56,21 +58,29 @@ static void put_csv_row(const struct report *r, uint32_t i)
 	put_csv(c->module);
 	putchar(',');
 	put_csv(c->file);
-	printf(",%d,%.9g,%.4f,%.9g,%.4f\n", c->line, r->incl[i], pct(r, r->incl[i]), r->excl[i],
+	printf(",%d,%.9g,%.4f,%.9g,%.4f,", c->line, r->incl[i], pct(r, r->incl[i]), r->excl[i],
 	       pct(r, r->excl[i]));
+	put_csv(c->folded);
+	putchar('\n');
 }
 
 static void put_text_row(const struct report *r, uint32_t i, uint32_t level)
 {
 	char text[512];
 	context_label(r, i, text, sizeof text);
+	const char *folded = r->tree->c[i].folded;
+	if (r->folded && folded) {
+		size_t len = strlen(text);
+		snprintf(text + len, sizeof text - len, "  [folded: %s]", folded);
+	}
 	put_value(r, r->incl[i]);
 	printf(" %6.1f ", pct(r, r->incl[i]));
 	put_value(r, r->excl[i]);
 	printf(" %6.1f  ", pct(r, r->excl[i]));
 	int indent = (int)(level > 30 ? 30 : level);
 	printf("%*s", indent, "");
-	put_safe(text, 100 - 35 - indent);
+	/* Folded frames are asked for: shown whole, past 100 columns. */
+	put_safe(text, r->folded ? (int)sizeof text : 100 - 35 - indent);
 	putchar('\n');
 }
 
@@ -84,7 +94,7 @@ int report_topdown(const struct report *r)
 
 	if (r->csv)
 		printf("id,parent_id,depth,kind,procedure,module,file,line,inclusive,"
-		       "inclusive_percent,exclusive,exclusive_percent\n");
+		       "inclusive_percent,exclusive,exclusive_percent,folded\n");
 	else {
 		put_header(r, "top-down");
 		printf("%9s %6s %9s %6s  %s\n", "inclusive", "%", "exclusive", "%", "context");

@@ -132,6 +132,24 @@ for cc in $compilers; do
 	main=$(pm $db main samples)
 	note "$cc fib: $samples samples, $partial partial, $fib in fib, $opened under the region's fib, $main under main"
 	check "$cc fib: the recursion has most samples" at_least "$(ratio "$fib" "$samples")" 0.9
+	# Outlining and start-up frames are folded: the recursion reads fib > fib.
+	check "$cc fib: a task's fib hangs from the call site in the fib that created it" \
+		at_least "$(sql $db "SELECT count(*) FROM contexts c JOIN contexts s ON s.id = c.parent_id
+			JOIN contexts p ON p.id = s.parent_id WHERE c.kind = 'frame' AND c.procedure = 'fib'
+			AND s.kind = 'callsite' AND p.kind = 'frame' AND p.procedure = 'fib'")" 10
+	check "$cc fib: no compiler-outlined frame is a context" \
+		[ "$(sql $db "SELECT count(*) FROM contexts WHERE procedure LIKE '.omp_outlined%'
+			OR procedure LIKE '.omp_task_entry%' OR procedure GLOB '*._omp_fn.[0-9]*'")" = 0 ]
+	check "$cc fib: ... the contexts they were folded into name them" \
+		at_least "$(sql $db "SELECT count(*) FROM contexts WHERE folded LIKE '%.omp_task_entry.%'
+			OR folded GLOB '*fib._omp_fn.[0-9]*'")" 1
+	check "$cc fib: the C library's start-up is folded: main hangs from the root, standing for _start" \
+		[ "$(sql $db "SELECT count(*) FROM contexts c JOIN contexts r ON r.id = c.parent_id
+			WHERE r.parent_id IS NULL AND c.kind = 'frame' AND c.procedure = 'main'
+			AND c.folded LIKE '_start > %__libc_start%'")" = 1 ]
+	"$CULPRIT" report --folded --depth=6 $db > fib-$cc-folded.txt
+	check "$cc fib: report --folded names the folded frames" \
+		grep -Eq "^ .* fib  <- omp_fib.c:[0-9]+  \[folded: .*(omp_task_entry|_omp_fn)" fib-$cc-folded.txt
 	check "$cc fib: at least 99% of samples have their full logical path from main" \
 		at_least "$(ratio "$main" "$samples")" 0.99
 	check "$cc fib: at most 1% of samples are partial" below "$(ratio "$partial" "$samples")" 0.01
@@ -139,7 +157,7 @@ for cc in $compilers; do
 		at_least "$(ratio "$opened" "$fib")" 0.99
 	outside=$(sql $db "SELECT coalesce(sum(m.inclusive), 0) FROM contexts c
 		JOIN context_metrics m ON m.context_id = c.id AND m.event = 'cputime' AND m.metric = 'samples'
-		WHERE c.parent_id = (SELECT id FROM contexts WHERE parent_id IS NULL) AND c.procedure <> '_start'")
+		WHERE c.parent_id = (SELECT id FROM contexts WHERE parent_id IS NULL) AND c.procedure <> 'main'")
 	check "$cc fib: at most 1% of samples under a root other than the program's start" \
 		below "$(ratio "$outside" "$samples")" 0.01
 	tasks=$(sql $db "SELECT sum(value) FROM thread_counters WHERE name = 'context:captures'")

@@ -49,7 +49,7 @@ check "view: opens with the title, the views and the program root" \
 check "view: the first screen has the program root, expanded" wait_for a "- <program root>"
 keys a H
 check "view: H follows the hot path down to main, where the work splits" \
-	wait_for a "hot path: 4 levels down"
+	wait_for a "hot path: 1 level down"
 screen a > hot.txt
 hv=$(awk '/\+ heavy_caller/ { sub(/%.*/, "", $1); s += $1 } END { print s }' hot.txt)
 note "heavy_caller's inclusive work: $hv% of effort (two call sites)"
@@ -68,7 +68,7 @@ check "view: d opens the details: the path, where, why, per-thread values" \
 	sh -c "$(cat <<EOF
 i=0; while [ \$i -lt 50 ]; do
 	$TMUX_CMD capture-pane -t a -p > det.txt
-	grep -q '^ details' det.txt && grep -q '^ path  <program root> > _start' det.txt &&
+	grep -q '^ details' det.txt && grep -q '^ path  <program root> > main' det.txt &&
 	grep -q '^ where ' det.txt && grep -q '^ why ' det.txt && grep -q 'per thread: mean' det.txt && exit 0
 	sleep 0.1; i=\$((i + 1)); done; exit 1
 EOF
@@ -140,20 +140,20 @@ wait_for m "<program root>"
 $TMUX_CMD send-keys -t m -H 1b 5b 4d 20 49 24 1b 5b 4d 23 49 24
 # A click is reported once no second one came within the viewer's mouse
 # interval (250 ms): the row shows selected (reverse video) after that.
-check "view: a click selects the row" wait_for m "^$esc\[(0;)?7m.*_start" -e
+check "view: a click selects the row" wait_for m "^$esc\[(0;)?7m.*main" -e
 $TMUX_CMD send-keys -t m -H 1b 5b 4d 20 49 24 1b 5b 4d 23 49 24
-check "view: clicking a selected row expands it" wait_for m "- _start"
+check "view: clicking a selected row expands it" wait_for m "- main"
 keys m q
 
 # ---- colour, and names from the program ------------------------------------------
 cp c.db evil.db
-sqlite3 evil.db "UPDATE contexts SET procedure = 'evil' || char(27) || '[2J' || char(7) || 'name' WHERE procedure = '_start'"
+sqlite3 evil.db "UPDATE contexts SET procedure = 'evil' || char(27) || '[2J' || char(7) || 'name' WHERE procedure = 'main'"
 start e 100 30 "'$CULPRIT' view evil.db"
 check "view: a name with control characters is shown safely" wait_for e "\+ evil\?\[2J\?name"
 keys e q
 wait_for e "^EXIT=0$"
 cp c.db utf8.db
-sqlite3 utf8.db "UPDATE contexts SET procedure = 'caf' || char(233) || '_' || char(155) || 'x' WHERE procedure = '_start'"
+sqlite3 utf8.db "UPDATE contexts SET procedure = 'caf' || char(233) || '_' || char(155) || 'x' WHERE procedure = 'main'"
 $TMUX_CMD -u new-session -d -s u8 -x 100 -y 30 "TERM=screen LANG=C.UTF-8 '$CULPRIT' view utf8.db; echo EXIT=\$?; sleep 600"
 check "view: in a UTF-8 locale, UTF-8 names show as they are, C1 controls as ?" \
 	wait_for u8 "\+ café_\?x"
@@ -186,6 +186,13 @@ check "view: the details give its diagnosis" wait_for col "why   needs more para
 check "view: ... and the runtime calls that hold its waste" \
 	wait_for col "in runtime calls: libc: printf 40%"
 keys col q
+# The C library's start-up is folded into main: the details name it.
+start fo 100 30 "'$CULPRIT' view c.db"
+wait_for fo "<program root>"
+keys fo / m a i n Enter d
+check "view: the details name the frames folded into main, the C library's start-up" \
+	wait_for fo "folds _start > __libc_start"
+keys fo q
 # Waits counted at light_caller's call sites, as a pthreads program's.
 sqlite3 diag.db "INSERT INTO waits (thread_id, kind, cause, object, module, procedure, file,
 	line, address, count, seconds, max_seconds) SELECT t.id, 'mutex', 'lock', 4096, c.module,

@@ -450,6 +450,11 @@ static void draw_detail(struct vui *u, const struct vrow *r)
 		snprintf(buf, sizeof buf, "in runtime calls: %s", cache.calls);
 		put(y++, 7, COLS - 8, buf, color(u, C_HOT));
 	}
+	const char *folded = r->id ? model_folded(u->m, r->id) : NULL;
+	if (folded && y < end) {
+		put(y, 1, 6, "folds", A_BOLD);
+		put(y++, 7, COLS - 8, folded, color(u, C_DIM));
+	}
 	if (cache.waits && y < end) {
 		put(y, 1, 6, "waits", A_BOLD);
 		put(y++, 7, COLS - 8, cache.waits, color(u, C_WARM));

@@ -366,6 +366,12 @@ char *model_path(struct vmodel *m, int64_t id)
 	return dbr_path(m->db, id);
 }
 
+const char *model_folded(struct vmodel *m, int64_t id)
+{
+	const struct dbr_tree *t = id > 0 ? dbr_tree(m->db) : NULL;
+	return t && (size_t)id <= t->n ? t->c[id - 1].folded : NULL;
+}
+
 size_t model_ancestors(struct vmodel *m, int64_t id, int64_t *ids, size_t max)
 {
 	return dbr_ancestors(m->db, id, ids, max);

@@ -102,6 +102,9 @@ int model_load_top(struct vmodel *m, enum vview view, struct vrow *root);
 /* The path of context ID from the program root, frames only, as
  * "a > b > c" (malloc'd); NULL on failure. */
 char *model_path(struct vmodel *m, int64_t id);
+/* The native frames folded into context ID ("a > b"), or NULL; owned by
+ * the model. */
+const char *model_folded(struct vmodel *m, int64_t id);
 /* The diagnosis line of context ID for the current event (malloc'd), or
  * NULL.  *CALLS (malloc'd, or NULL) gets the runtime calls that hold its
  * idleness and overhead, with their shares. */
