@@ -47,9 +47,8 @@ start a 100 30 "'$CULPRIT' view c.db"
 check "view: opens with the title, the views and the program root" \
 	wait_for a "culprit c\.db.* 1 calling context  2 callers  3 flat .*\? help"
 check "view: the first screen has the program root, expanded" wait_for a "- <program root>"
-keys a H
-check "view: H follows the hot path down to main, where the work splits" \
-	wait_for a "hot path: 1 level down"
+check "view: it opens on the hot path, at main, where the work splits" \
+	wait_for a "^$esc\[(0;)?7m.*main" -e
 screen a > hot.txt
 hv=$(awk '/\+ heavy_caller/ { sub(/%.*/, "", $1); s += $1 } END { print s }' hot.txt)
 note "heavy_caller's inclusive work: $hv% of effort (two call sites)"
@@ -59,7 +58,8 @@ check "view: H on heavy_caller follows it down to kernel" \
 	sh -c "$(cat <<EOF
 i=0; while [ \$i -lt 50 ]; do
 	$TMUX_CMD capture-pane -t a -p > hot2.txt
-	grep -q -- '- heavy_caller' hot2.txt && grep -q -- '- kernel' hot2.txt && exit 0
+	grep -q 'hot path: [0-9]* levels* down' hot2.txt && grep -q -- '- heavy_caller' hot2.txt &&
+	grep -q -- '- kernel' hot2.txt && exit 0
 	sleep 0.1; i=\$((i + 1)); done; exit 1
 EOF
 )"
@@ -135,28 +135,41 @@ check "view: the terminal is restored (no viewer left on the screen)" \
 # ---- mouse -----------------------------------------------------------------------
 start m 100 30 "'$CULPRIT' view c.db"
 wait_for m "<program root>"
-# An X10 mouse report: a press and a release of button 1 on the fourth row
-# (y 3, x 40; 33 added to each).
-$TMUX_CMD send-keys -t m -H 1b 5b 4d 20 49 24 1b 5b 4d 23 49 24
+# An X10 mouse report: a press and a release of button 1 on the fifth row
+# (y 4, x 40; 33 added to each): main's first child, heavy_caller, while
+# the view opened with main selected.
+$TMUX_CMD send-keys -t m -H 1b 5b 4d 20 49 25 1b 5b 4d 23 49 25
 # A click is reported once no second one came within the viewer's mouse
 # interval (250 ms): the row shows selected (reverse video) after that.
-check "view: a click selects the row" wait_for m "^$esc\[(0;)?7m.*main" -e
-$TMUX_CMD send-keys -t m -H 1b 5b 4d 20 49 24 1b 5b 4d 23 49 24
-check "view: clicking a selected row expands it" wait_for m "- main"
+check "view: a click selects the row" wait_for m "^$esc\[(0;)?7m.*heavy_caller" -e
+$TMUX_CMD send-keys -t m -H 1b 5b 4d 20 49 25 1b 5b 4d 23 49 25
+check "view: clicking a selected row expands it" wait_for m "- heavy_caller"
 keys m q
+
+# ---- a deep recursion: the tree shifts, parent and child never share a column -------
+"$CULPRIT" run -q -o deep "$PROGRAMS/recurse" 60 100000000 > /dev/null
+prof deep
+start dp 100 30 "'$CULPRIT' view deep.db"
+check "view: a deep recursion opens on its hot path, down to the leaf" wait_for dp "- deep_leaf"
+screen dp > deep.txt
+check "view: ... the rows left of the window show their depth" grep -Eq "^ .* - <[0-9]+ descend" deep.txt
+check "view: ... and in the window each level is two columns right of its parent" \
+	awk '/ - descend|- deep_leaf/ { c = index($0, "- "); if (p && c != p + 2) bad = 1; p = c; n++ }
+	     END { exit !(n >= 5 && !bad) }' deep.txt
+keys dp q
 
 # ---- colour, and names from the program ------------------------------------------
 cp c.db evil.db
 sqlite3 evil.db "UPDATE contexts SET procedure = 'evil' || char(27) || '[2J' || char(7) || 'name' WHERE procedure = 'main'"
 start e 100 30 "'$CULPRIT' view evil.db"
-check "view: a name with control characters is shown safely" wait_for e "\+ evil\?\[2J\?name"
+check "view: a name with control characters is shown safely" wait_for e "[-+] evil\?\[2J\?name"
 keys e q
 wait_for e "^EXIT=0$"
 cp c.db utf8.db
 sqlite3 utf8.db "UPDATE contexts SET procedure = 'caf' || char(233) || '_' || char(155) || 'x' WHERE procedure = 'main'"
 $TMUX_CMD -u new-session -d -s u8 -x 100 -y 30 "TERM=screen LANG=C.UTF-8 '$CULPRIT' view utf8.db; echo EXIT=\$?; sleep 600"
 check "view: in a UTF-8 locale, UTF-8 names show as they are, C1 controls as ?" \
-	wait_for u8 "\+ café_\?x"
+	wait_for u8 "[-+] café_\?x"
 keys u8 q
 cp c.db moved.db
 sqlite3 moved.db "UPDATE contexts SET file = '/no/such/dir/callers.c' WHERE file LIKE '%callers.c'"
@@ -241,7 +254,7 @@ check "view: a generated database with a million contexts" \
 start big 100 30 "'$CULPRIT' view --timing big.db 2> big.timing"
 check "view: it opens on the million-context database" wait_for big "\+ proc_2"
 keys big H
-check "view: and follows its hot path" wait_for big "hot path: [0-9]+ levels down"
+check "view: and follows its hot path" wait_for big "hot path: [0-9]+ levels? down"
 keys big q
 wait_for big "^EXIT=0$"
 note "$(cat big.timing)"

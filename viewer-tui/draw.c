@@ -244,6 +244,16 @@ static void draw_rows(struct vui *u)
 	    A_BOLD);
 
 	size_t sel = u->sel[u->view], top = u->top[u->view];
+	/* Each level indents by two columns, as far as half the tree's width.
+	 * Deeper, the tree shifts left in steps of eight levels to keep the
+	 * selected row in view: parent and child never share a column, and a
+	 * row outside the window shows its depth ("<40", ">72"). */
+	int room = (COLS - tree_x) / 2, shift = 0;
+	if (sel < u->list.n) {
+		int want = 2 * (u->list.row[sel]->depth - 1);
+		if (want > room)
+			shift = ((want - room) / 16 + 1) * 16;
+	}
 	for (int k = 0; k < u->rows_h; k++) {
 		size_t i = top + (size_t)k;
 		int y = u->rows_y + k;
@@ -261,13 +271,16 @@ static void draw_rows(struct vui *u)
 			x += w;
 		}
 		int depth = r->depth - 1;
-		int indent = depth * 2;
-		if (indent > (COLS - tree_x) / 2)
-			indent = (COLS - tree_x) / 2;
+		int indent = depth * 2 - shift;
+		char label[768];
+		int at = 0;
+		if (indent < 0 || indent > room) {
+			at = snprintf(label, sizeof label, "%c%d ", indent < 0 ? '<' : '>', depth);
+			indent = indent < 0 ? 0 : room;
+		}
 		const char *mark = r->leaf ? " " : r->expanded ? "-" : "+";
 		put(y, tree_x + indent, 2, mark, base | A_BOLD);
-		char label[768];
-		row_label(u, r, label, sizeof label);
+		row_label(u, r, label + at, sizeof label - (size_t)at);
 		attr_t a = base;
 		if (r->diagnosed) {
 			put(y, tree_x + indent + 1, 1, "!", base | A_BOLD | color(u, C_HOT));

@@ -108,9 +108,10 @@ static void select_row(struct vui *u, const struct vrow *r)
 }
 
 /* Expands the selected row and follows the child with the most of the
- * sorted column while it keeps at least half of its parent's, and 1% of
- * the whole (a deep recursion would go on halving otherwise). */
-static void hot_path(struct vui *u)
+ * sorted column while it keeps at least KEEP of its parent's, and 1% of
+ * the whole (a deep recursion would go on halving otherwise).  Returns
+ * the levels it went down. */
+static int follow_hot(struct vui *u, double keep)
 {
 	struct vrow *r = ui_selected(u);
 	const struct vcolumn *c = ui_sort_column(u);
@@ -122,7 +123,7 @@ static void hot_path(struct vui *u)
 		for (size_t i = 0; i < r->nkids; i++)
 			if (!r->kid[i]->hidden && (!best || row_value(r->kid[i], c) > row_value(best, c)))
 				best = r->kid[i];
-		if (!best || row_value(best, c) <= 0 || row_value(best, c) < 0.5 * row_value(r, c) ||
+		if (!best || row_value(best, c) <= 0 || row_value(best, c) < keep * row_value(r, c) ||
 		    row_value(best, c) < floor)
 			break;
 		r = best;
@@ -131,6 +132,13 @@ static void hot_path(struct vui *u)
 	relist(u);
 	if (r)
 		select_row(u, r);
+	return levels;
+}
+
+/* H: the hot path, down while a child keeps half its parent's. */
+static void hot_path(struct vui *u)
+{
+	int levels = follow_hot(u, 0.5);
 	status(u, "hot path: %d level%s down", levels, levels == 1 ? "" : "s");
 }
 
@@ -666,6 +674,11 @@ static void start_ui(struct vui *u, struct vmodel *m, enum vview view)
 	u->show = COLS >= 120 ? SHOW_BOTH : SHOW_PERCENT;
 	ensure_view(u);
 	relist(u);
+	/* The calling-context view opens where the effort first splits: down
+	 * the chain of contexts that each hold nearly all (90%) of their
+	 * parent's, past start-up frames and single-call wrappers. */
+	if (view == VIEW_CCT)
+		follow_hot(u, 0.9);
 	draw(u);
 }
 
