@@ -324,6 +324,38 @@ static void note_folded(struct ctree *t, uint32_t c, uint32_t folded)
 		t->node[c].folded = folded;
 }
 
+#define INTERNAL " (internal)"
+
+/* The name for an unnamed frame of module MOD below context C: a library
+ * without symbols for its internal functions (Debian's libomp) would
+ * otherwise give one procedure per address.  Such a frame is named after
+ * the entry point it runs under, the nearest named frame above in the
+ * same module: "__kmpc_omp_taskwait (internal)".  0 when the frame above
+ * is of another module.  *INTERNAL_FRAME is that frame when it is itself
+ * internal (CTX_NONE otherwise): consecutive internal frames are one. */
+static uint32_t internal_name(struct ctree *t, uint32_t c, uint32_t mod, uint32_t *internal_frame)
+{
+	*internal_frame = CTX_NONE;
+	for (; c != CTX_NONE && c != 0; c = t->node[c].parent) {
+		const struct ctx_node *n = &t->node[c];
+		if (n->module != mod)
+			return 0;
+		if (n->kind != CTX_FRAME && n->kind != CTX_INLINED)
+			continue;
+		const char *name = strtab_get(t->str, n->procedure);
+		size_t len = name ? strlen(name) : 0;
+		if (len > strlen(INTERNAL) && strcmp(name + len - strlen(INTERNAL), INTERNAL) == 0) {
+			*internal_frame = c;
+			return n->procedure;
+		}
+		char *internal = xasprintf("%s" INTERNAL, name ? name : "?");
+		uint32_t id = intern(t, internal);
+		free(internal);
+		return id;
+	}
+	return 0;
+}
+
 /* The contexts one native frame stands for, below PARENT; returns the
  * last (a call site, or for the sampled instruction a statement).
  * Frames that fold (fold.c) add no context: PENDING holds the names
@@ -348,6 +380,17 @@ static uint32_t frame_contexts(struct ctree *t, uint32_t parent, const struct ex
 	uint32_t mod = modcache[mi];
 	struct sym_result *r = sym_resolve(m, lookup_address(n));
 	intern_result(t, r);
+
+	if (r->frame[0].unnamed) {
+		uint32_t above, name = internal_name(t, parent, mod, &above);
+		if (name && above != CTX_NONE)	/* more of the same internals */
+			return exact ? above : parent;
+		if (name) {
+			uint32_t f = child(t, parent, CTX_FRAME, name, mod, 0, 0);
+			note_folded(t, f, r->frame[0].id_procedure);	/* the address */
+			return exact ? f : child(t, f, CTX_CALLSITE, name, mod, 0, 0);
+		}
+	}
 
 	uint32_t cur = parent;
 	for (unsigned j = 0; j < r->nframes; j++) {

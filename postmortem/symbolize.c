@@ -487,6 +487,7 @@ static struct sym_result *resolve(struct sym_module *m, uint64_t addr)
 		snprintf(name, sizeof name, "%s+%#llx", m->display, (unsigned long long)addr);
 		memset(&fr[0], 0, sizeof fr[0]);
 		fr[0].procedure = strtab_get(m->strings, strtab_intern(m->strings, name));
+		fr[0].unnamed = 1;
 		n = 1;
 	}
 	struct sym_result *r = xmalloc(sizeof *r + n * sizeof r->frame[0]);

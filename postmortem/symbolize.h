@@ -25,6 +25,7 @@ struct sym_frame {
 				   NULL when there is no line information */
 	unsigned line;
 	int inlined;		/* an inlined instance rather than a real call */
+	int unnamed;		/* no symbol: PROCEDURE is "module+0xoffset" */
 	/* For the merge (merge.c), which is single-threaded: the strings
 	 * above as ids of its string table, filled on first use. */
 	uint32_t id_procedure, id_decl_file, id_file;
