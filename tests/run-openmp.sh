@@ -199,15 +199,23 @@ for cc in $compilers; do
 	# ones: bench/idle_accuracy.sh, where a sample's own stall is a large
 	# part of a region and runs spread more; and not 1 ms, the sampling
 	# period, at which every sample meets a region at the same point).
+	# Three runs of each, and the median of culprit's idleness over the
+	# program's: one run on a busy 2-core machine strays by 10% now and
+	# then (0.90 to 1.04 measured), as the program's own clocks do.
 	for shape in "20000 12500" "2000 90000"; do
 		set -- $shape
-		profile rg-$cc-$1 "$PROGRAMS/omp_regions-$cc" $1 $2 2 > rg.out
-		truth=$(awk '/omp_regions:/ { print $8 }' rg.out)
-		prof rg-$cc-$1
-		got=$(pm rg-$cc-$1.db region_work idleness)
-		note "$cc $(cat rg.out); culprit: $got s"
-		check "$cc short regions ($(awk '/omp_regions:/ { print $5 }' rg.out) us): idleness within 10% or 5 ms of the program's own clocks" \
-			within "$got" "$truth" 0.1 0.005
+		ratios=""
+		for run in 1 2 3; do
+			profile rg-$cc-$1-$run "$PROGRAMS/omp_regions-$cc" $1 $2 2 > rg.out
+			truth=$(awk '/omp_regions:/ { print $8 }' rg.out)
+			prof rg-$cc-$1-$run
+			got=$(pm rg-$cc-$1-$run.db region_work idleness)
+			note "$cc $(cat rg.out); culprit: $got s"
+			ratios="$ratios $(ratio "$got" "$truth")"
+		done
+		median=$(printf '%s\n' $ratios | sort -g | sed -n 2p)
+		check "$cc short regions ($(awk '/omp_regions:/ { print $5 }' rg.out) us): idleness within 10% of the program's own clocks, median of 3 (ratios$ratios)" \
+			near "$median" 1 0.1
 	done
 done
 
