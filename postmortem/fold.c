@@ -12,14 +12,22 @@
  * start-up (clone, start_thread) is already cut where the thread was
  * created.
  *
- * The names are glob patterns; a name that matches one is folded. */
+ * The names are glob patterns; a name that matches one is folded.
+ *
+ * Also here: naming a library's unnamed internal code after the entry
+ * point it runs under, the other way a native frame is made to read as
+ * the program's author would. */
 #define _GNU_SOURCE
 #include "fold.h"
+#include "merge.h"
+#include "tools.h"
 
 #include <fnmatch.h>
 #include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
 
-static const char *const folded[] = {
+static const char *const fold_patterns[] = {
 	/* clang */
 	".omp_outlined.*",
 	".omp_task_entry.*",
@@ -38,8 +46,75 @@ int fold_frame(const char *procedure)
 {
 	if (!procedure)
 		return 0;
-	for (size_t i = 0; i < sizeof folded / sizeof *folded; i++)
-		if (fnmatch(folded[i], procedure, 0) == 0)
+	for (size_t i = 0; i < sizeof fold_patterns / sizeof *fold_patterns; i++)
+		if (fnmatch(fold_patterns[i], procedure, 0) == 0)
 			return 1;
+	return 0;
+}
+
+/* ---- in the merged tree (merge.c) ---------------------------------------- */
+
+/* Whether frames of procedure ID (a string id) are folded, remembered. */
+int fold_procedure(struct ctree *t, uint32_t id)
+{
+	if (id >= t->capfold) {
+		size_t cap = t->capfold;
+		grow_array(&t->fold, &cap, (size_t)id + 1, sizeof *t->fold);
+		memset(t->fold + t->capfold, 0, cap - t->capfold);
+		t->capfold = cap;
+	}
+	if (!t->fold[id])
+		t->fold[id] = fold_frame(strtab_get(t->str, id)) ? 2 : 1;
+	return t->fold[id] == 2;
+}
+
+/* The folded names FOLDED (a string id, 0: none) and then procedure ID. */
+uint32_t fold_append(struct ctree *t, uint32_t folded, uint32_t id)
+{
+	if (!folded)
+		return id;
+	char *both = xasprintf("%s > %s", strtab_get(t->str, folded), strtab_get(t->str, id));
+	uint32_t r = strtab_intern(t->str, both);
+	free(both);
+	return r;
+}
+
+/* Context C stands for the frames FOLDED too, if nothing was said yet. */
+void fold_note(struct ctree *t, uint32_t c, uint32_t folded)
+{
+	if (folded && !t->node[c].folded)
+		t->node[c].folded = folded;
+}
+
+#define INTERNAL " (internal)"
+
+/* The name for an unnamed frame of module MOD below context C: a library
+ * without symbols for its internal functions (Debian's libomp) would
+ * otherwise give one procedure per address.  Such a frame is named after
+ * the entry point it runs under, the nearest named frame above in the
+ * same module: "__kmpc_omp_taskwait (internal)".  0 when the frame above
+ * is of another module.  *INTERNAL_FRAME is that frame when it is itself
+ * internal (CTX_NONE otherwise): consecutive internal frames are one. */
+uint32_t fold_internal_name(struct ctree *t, uint32_t c, uint32_t mod,
+			    uint32_t *internal_frame)
+{
+	*internal_frame = CTX_NONE;
+	for (; c != CTX_NONE && c != 0; c = t->node[c].parent) {
+		const struct ctx_node *n = &t->node[c];
+		if (n->module != mod)
+			return 0;
+		if (n->kind != CTX_FRAME && n->kind != CTX_INLINED)
+			continue;
+		const char *name = strtab_get(t->str, n->procedure);
+		size_t len = name ? strlen(name) : 0;
+		if (len > strlen(INTERNAL) && strcmp(name + len - strlen(INTERNAL), INTERNAL) == 0) {
+			*internal_frame = c;
+			return n->procedure;
+		}
+		char *internal = xasprintf("%s" INTERNAL, name ? name : "?");
+		uint32_t id = strtab_intern(t->str, internal);
+		free(internal);
+		return id;
+	}
 	return 0;
 }

@@ -292,70 +292,6 @@ static uint32_t module_id(struct ctree *t, const struct mfile_module *m)
 	return intern(t, (m->flags & MFILE_MOD_VDSO) ? "[vdso]" : m->path);
 }
 
-/* Whether frames of procedure ID (a string id) are folded, remembered. */
-static int folds(struct ctree *t, uint32_t id)
-{
-	if (id >= t->capfold) {
-		size_t cap = t->capfold;
-		grow_array(&t->fold, &cap, (size_t)id + 1, sizeof *t->fold);
-		memset(t->fold + t->capfold, 0, cap - t->capfold);
-		t->capfold = cap;
-	}
-	if (!t->fold[id])
-		t->fold[id] = fold_frame(strtab_get(t->str, id)) ? 2 : 1;
-	return t->fold[id] == 2;
-}
-
-/* The folded names FOLDED (a string id, 0: none) and then procedure ID. */
-static uint32_t fold_append(struct ctree *t, uint32_t folded, uint32_t id)
-{
-	if (!folded)
-		return id;
-	char *both = xasprintf("%s > %s", strtab_get(t->str, folded), strtab_get(t->str, id));
-	uint32_t r = intern(t, both);
-	free(both);
-	return r;
-}
-
-/* Context C stands for the frames FOLDED too, if nothing was said yet. */
-static void note_folded(struct ctree *t, uint32_t c, uint32_t folded)
-{
-	if (folded && !t->node[c].folded)
-		t->node[c].folded = folded;
-}
-
-#define INTERNAL " (internal)"
-
-/* The name for an unnamed frame of module MOD below context C: a library
- * without symbols for its internal functions (Debian's libomp) would
- * otherwise give one procedure per address.  Such a frame is named after
- * the entry point it runs under, the nearest named frame above in the
- * same module: "__kmpc_omp_taskwait (internal)".  0 when the frame above
- * is of another module.  *INTERNAL_FRAME is that frame when it is itself
- * internal (CTX_NONE otherwise): consecutive internal frames are one. */
-static uint32_t internal_name(struct ctree *t, uint32_t c, uint32_t mod, uint32_t *internal_frame)
-{
-	*internal_frame = CTX_NONE;
-	for (; c != CTX_NONE && c != 0; c = t->node[c].parent) {
-		const struct ctx_node *n = &t->node[c];
-		if (n->module != mod)
-			return 0;
-		if (n->kind != CTX_FRAME && n->kind != CTX_INLINED)
-			continue;
-		const char *name = strtab_get(t->str, n->procedure);
-		size_t len = name ? strlen(name) : 0;
-		if (len > strlen(INTERNAL) && strcmp(name + len - strlen(INTERNAL), INTERNAL) == 0) {
-			*internal_frame = c;
-			return n->procedure;
-		}
-		char *internal = xasprintf("%s" INTERNAL, name ? name : "?");
-		uint32_t id = intern(t, internal);
-		free(internal);
-		return id;
-	}
-	return 0;
-}
-
 /* The contexts one native frame stands for, below PARENT; returns the
  * last (a call site, or for the sampled instruction a statement).
  * Frames that fold (fold.c) add no context: PENDING holds the names
@@ -382,12 +318,12 @@ static uint32_t frame_contexts(struct ctree *t, uint32_t parent, const struct ex
 	intern_result(t, r);
 
 	if (r->frame[0].unnamed) {
-		uint32_t above, name = internal_name(t, parent, mod, &above);
+		uint32_t above, name = fold_internal_name(t, parent, mod, &above);
 		if (name && above != CTX_NONE)	/* more of the same internals */
 			return exact ? above : parent;
 		if (name) {
 			uint32_t f = child(t, parent, CTX_FRAME, name, mod, 0, 0);
-			note_folded(t, f, r->frame[0].id_procedure);	/* the address */
+			fold_note(t, f, r->frame[0].id_procedure);	/* the address */
 			return exact ? f : child(t, f, CTX_CALLSITE, name, mod, 0, 0);
 		}
 	}
@@ -395,13 +331,13 @@ static uint32_t frame_contexts(struct ctree *t, uint32_t parent, const struct ex
 	uint32_t cur = parent;
 	for (unsigned j = 0; j < r->nframes; j++) {
 		const struct sym_frame *f = &r->frame[j];
-		if (folds(t, f->id_procedure)) {
+		if (fold_procedure(t, f->id_procedure)) {
 			pend = fold_append(t, pend, f->id_procedure);
 			continue;
 		}
 		cur = child(t, cur, j ? CTX_INLINED : CTX_FRAME, f->id_procedure, mod,
 			    f->id_decl_file, f->decl_line);
-		note_folded(t, cur, pend);
+		fold_note(t, cur, pend);
 		pend = 0;
 		if (j + 1 < r->nframes)	/* where the next, inlined, call is */
 			cur = child(t, cur, CTX_CALLSITE, f->id_procedure, mod, f->id_file, f->line);
@@ -424,7 +360,7 @@ static uint32_t frame_contexts(struct ctree *t, uint32_t parent, const struct ex
 		leaf = child(t, cur, CTX_CALLSITE, proc, mod, last->id_file, last->line);
 	else if (last->file)
 		leaf = child(t, cur, CTX_STATEMENT, proc, mod, last->id_file, last->line);
-	note_folded(t, leaf, pend);
+	fold_note(t, leaf, pend);
 	return leaf;	/* without line information: the frame itself */
 }
 

@@ -31,8 +31,15 @@ check "api: the task of lock_phase likewise, within 15%" \
 	near "$(ratio "$lock_phase_idle" "$lock_phase_work")" 1 0.15
 check "api: declared CULPRIT_WAIT_LOCK: all of it idleness:lock" \
 	at_least "$(ratio "$(pm $db lock_phase idleness:lock)" "$lock_phase_idle")" 0.95
-check "api: two tasks at once leave little idleness (under 5% of their work)" \
-	below "$(ratio "$balanced_phase_idle" "$balanced_phase_work")" 0.05
+# Two tasks at once: idleness only where the program's tasks, timing
+# themselves, saw one worker wait for the other.
+truth=$(awk '/^balanced idle/ { print $3 }' out.txt)
+note "balanced_phase: the program's workers waited $truth s"
+# A CPU-time event sees no samples while the working thread is off its
+# CPU, so on a busy machine culprit's share runs a little under the
+# wall-clock wait: 15%, or 2% of the tasks' work.
+check "api: two tasks at once: idleness is what the tasks' own clocks say, within 15% or 2% of their work" \
+	within "$balanced_phase_idle" "$truth" 0.15 "$(awk -v w="$balanced_phase_work" 'BEGIN { print 0.02 * w }')"
 check "api: a task's task is under the task that spawned it" \
 	at_least "$(ratio "$(pm $db spawner work)" "$nested_phase_work")" 0.98
 check "api: the workers' own frames are not on the tasks' paths" \
