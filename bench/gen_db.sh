@@ -1,6 +1,7 @@
 #!/bin/sh
 # bench/gen_db.sh - makes a large culprit database for the viewer: the
-# schema and identity of a real one (SMALL.db, from culprit prof), with its
+# schema and identity of a real one (SMALL.db, from culprit prof, schema 6
+# or later), with its
 # tree replaced by N generated contexts: a tree with 8 children per node,
 # 5000 procedures, work and effort at every context.
 #
@@ -13,8 +14,8 @@ PRAGMA journal_mode = OFF;
 PRAGMA synchronous = OFF;
 BEGIN;
 DELETE FROM contexts;
-DELETE FROM context_metrics;
-DELETE FROM context_thread_metrics;
+DELETE FROM context_values;
+DELETE FROM context_thread_values;
 DELETE FROM procedure_metrics;
 DELETE FROM diagnoses;
 DROP INDEX IF EXISTS contexts_parent;
@@ -28,10 +29,9 @@ SELECT i, CASE WHEN i = 1 THEN NULL ELSE (i - 2) / 8 + 1 END, 0,
        CASE WHEN i = 1 THEN NULL ELSE '/opt/app/src/app.c' END,
        CASE WHEN i = 1 THEN NULL ELSE 1 + i % 997 END
 FROM k;
-INSERT INTO context_metrics (context_id, event, metric, inclusive, exclusive)
-SELECT id, 'cputime', 'work', ($n - id + 1) * 1e-6, 1e-6 FROM contexts;
-INSERT INTO context_metrics (context_id, event, metric, inclusive, exclusive)
-SELECT id, 'cputime', 'effort', ($n - id + 1) * 1e-6, 1e-6 FROM contexts;
+INSERT INTO context_values (context_id, metric_id, inclusive, exclusive)
+SELECT c.id, m.id, ($n - c.id + 1) * 1e-6, 1e-6 FROM contexts c, metrics m
+WHERE m.event = 'cputime' AND m.metric IN ('work', 'effort') ORDER BY c.id, m.id;
 INSERT INTO procedure_metrics (procedure, module, file, event, metric, inclusive, exclusive)
 SELECT procedure, module, file, 'cputime', 'work', max($n - id + 1) * 1e-6, count(*) * 1e-6
 FROM contexts GROUP BY procedure, module, file;

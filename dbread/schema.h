@@ -7,7 +7,7 @@
 #ifndef CULPRIT_SCHEMA_H
 #define CULPRIT_SCHEMA_H
 
-#define DB_SCHEMA_VERSION 5
+#define DB_SCHEMA_VERSION 6
 
 /* ---- tables and views ---- */
 #define TBL_INFO		"culprit_info"

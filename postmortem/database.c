@@ -12,6 +12,9 @@
 #include <string.h>
 #include <unistd.h>
 
+/* The number of threads the per-context statistics are over. */
+#define VALUE_THREADS "(SELECT n FROM value_threads)"
+
 const char db_schema_sql[] =
 	/* What made the database. */
 	"CREATE TABLE culprit_info (key TEXT PRIMARY KEY, value TEXT) WITHOUT ROWID;\n"
@@ -36,7 +39,9 @@ const char db_schema_sql[] =
 	/* percent: of the event's total effort (samples: of all samples). */
 	"CREATE TABLE metrics (\n"
 	"  event TEXT REFERENCES events(event), metric TEXT, unit TEXT, description TEXT,\n"
-	"  total REAL, percent REAL, PRIMARY KEY (event, metric));\n"
+	"  total REAL, percent REAL,\n"
+	/* Its number in context_values, and what its percentages are of. */
+	"  id INTEGER UNIQUE, percent_base REAL, PRIMARY KEY (event, metric));\n"
 	"CREATE TABLE modules (\n"
 	"  id INTEGER PRIMARY KEY, path TEXT, build_id TEXT, line_info INTEGER, problem TEXT,\n"
 	"  file TEXT);\n"
@@ -55,18 +60,72 @@ const char db_schema_sql[] =
 	 * decided it (also a rule that said "not overhead"). */
 	"  overhead TEXT, overhead_by TEXT,\n"
 	/* The native frames folded into it: compiler outlining, start-up. */
-	"  folded TEXT);\n"
-	"CREATE TABLE context_metrics (\n"
-	"  context_id INTEGER REFERENCES contexts(id), event TEXT, metric TEXT,\n"
+	"  folded TEXT,\n"
+	/* The one thread that reached it (NULL: several, or none): its
+	 * values are that thread's, and no per-thread row repeats them. */
+	"  thread_id INTEGER REFERENCES threads(id));\n"
+	/* Values as stored: numbers, not names, and only those not zero;
+	 * the views below give them their documented names and columns. */
+	"CREATE TABLE context_values (\n"
+	"  context_id INTEGER REFERENCES contexts(id), metric_id INTEGER REFERENCES metrics(id),\n"
 	"  inclusive REAL, exclusive REAL,\n"
-	"  inclusive_mean REAL, inclusive_min REAL, inclusive_max REAL, inclusive_stddev REAL,\n"
-	"  exclusive_mean REAL, exclusive_min REAL, exclusive_max REAL, exclusive_stddev REAL,\n"
-	"  inclusive_percent REAL, exclusive_percent REAL,\n"
-	"  PRIMARY KEY (context_id, event, metric)) WITHOUT ROWID;\n"
-	"CREATE TABLE context_thread_metrics (\n"
-	"  context_id INTEGER REFERENCES contexts(id), thread_id INTEGER REFERENCES threads(id),\n"
-	"  event TEXT, metric TEXT, inclusive REAL, exclusive REAL,\n"
-	"  PRIMARY KEY (context_id, event, metric, thread_id)) WITHOUT ROWID;\n"
+	"  PRIMARY KEY (context_id, metric_id)) WITHOUT ROWID;\n"
+	"CREATE TABLE context_thread_values (\n"
+	"  context_id INTEGER REFERENCES contexts(id), metric_id INTEGER REFERENCES metrics(id),\n"
+	"  thread_id INTEGER REFERENCES threads(id), inclusive REAL, exclusive REAL,\n"
+	"  PRIMARY KEY (context_id, metric_id, thread_id)) WITHOUT ROWID;\n"
+	/* The number of threads the per-context statistics are over: all
+	 * threads with values anywhere (a thread without a value at a
+	 * context counts 0 there). */
+	"CREATE VIEW value_threads (n) AS\n"
+	"  SELECT CAST(value AS REAL) FROM culprit_info WHERE key = 'value_threads';\n"
+	/* Every thread's value at every context it reached. */
+	"CREATE VIEW context_thread_all (context_id, metric_id, thread_id, inclusive, exclusive)\n"
+	"  AS SELECT context_id, metric_id, thread_id, inclusive, exclusive\n"
+	"  FROM context_thread_values\n"
+	"  UNION ALL\n"
+	"  SELECT v.context_id, v.metric_id, c.thread_id, v.inclusive, v.exclusive\n"
+	"  FROM context_values v JOIN contexts c ON c.id = v.context_id\n"
+	"  WHERE c.thread_id IS NOT NULL;\n"
+	"CREATE VIEW context_thread_metrics (context_id, thread_id, event, metric, inclusive,\n"
+	"    exclusive) AS\n"
+	"  SELECT a.context_id, a.thread_id, m.event, m.metric, a.inclusive, a.exclusive\n"
+	"  FROM context_thread_all a JOIN metrics m ON m.id = a.metric_id;\n"
+	/* One table and scalar subqueries, so that the view merges into a
+	 * reader's join (a LEFT JOIN cannot take a view that is a join). */
+	"CREATE VIEW context_metrics (context_id, event, metric, inclusive, exclusive,\n"
+	"    inclusive_mean, inclusive_min, inclusive_max, inclusive_stddev,\n"
+	"    exclusive_mean, exclusive_min, exclusive_max, exclusive_stddev,\n"
+	"    inclusive_percent, exclusive_percent) AS\n"
+	"  SELECT v.context_id,\n"
+	"    (SELECT event FROM metrics WHERE id = v.metric_id),\n"
+	"    (SELECT metric FROM metrics WHERE id = v.metric_id),\n"
+	"    v.inclusive, v.exclusive,\n"
+	"    v.inclusive / " VALUE_THREADS ",\n"
+	"    (SELECT CASE WHEN count(*) < " VALUE_THREADS " THEN 0.0 ELSE min(a.inclusive) END\n"
+	"     FROM context_thread_all a WHERE a.context_id = v.context_id\n"
+	"     AND a.metric_id = v.metric_id AND a.inclusive <> 0),\n"
+	"    (SELECT max(a.inclusive) FROM context_thread_all a\n"
+	"     WHERE a.context_id = v.context_id AND a.metric_id = v.metric_id),\n"
+	"    (SELECT sqrt(max(0, sum(a.inclusive * a.inclusive) / " VALUE_THREADS "\n"
+	"                        - (v.inclusive / " VALUE_THREADS ") * (v.inclusive / " VALUE_THREADS ")))\n"
+	"     FROM context_thread_all a WHERE a.context_id = v.context_id\n"
+	"     AND a.metric_id = v.metric_id),\n"
+	"    v.exclusive / " VALUE_THREADS ",\n"
+	"    (SELECT CASE WHEN count(*) < " VALUE_THREADS " THEN 0.0 ELSE min(a.exclusive) END\n"
+	"     FROM context_thread_all a WHERE a.context_id = v.context_id\n"
+	"     AND a.metric_id = v.metric_id AND a.exclusive <> 0),\n"
+	"    (SELECT max(a.exclusive) FROM context_thread_all a\n"
+	"     WHERE a.context_id = v.context_id AND a.metric_id = v.metric_id),\n"
+	"    (SELECT sqrt(max(0, sum(a.exclusive * a.exclusive) / " VALUE_THREADS "\n"
+	"                        - (v.exclusive / " VALUE_THREADS ") * (v.exclusive / " VALUE_THREADS ")))\n"
+	"     FROM context_thread_all a WHERE a.context_id = v.context_id\n"
+	"     AND a.metric_id = v.metric_id),\n"
+	"    (SELECT CASE WHEN percent_base > 0 THEN 100 * v.inclusive / percent_base END\n"
+	"     FROM metrics WHERE id = v.metric_id),\n"
+	"    (SELECT CASE WHEN percent_base > 0 THEN 100 * v.exclusive / percent_base END\n"
+	"     FROM metrics WHERE id = v.metric_id)\n"
+	"  FROM context_values v;\n"
 	"CREATE TABLE procedure_metrics (\n"
 	"  procedure TEXT, module TEXT, file TEXT, event TEXT, metric TEXT,\n"
 	"  inclusive REAL, exclusive REAL, inclusive_percent REAL, exclusive_percent REAL);\n"

@@ -311,7 +311,7 @@ static int write_results(sqlite3 *db, const struct prof_options *o, const struct
 	tables_write_events(db, p->tree);
 	waits_write_threads(db);
 	quality_write(db);
-	tables_write_tree(db, p->tree);
+	tables_write_tree(db, p->tree, thread_values_sole(values));
 	progress_update("%zu per-thread values", thread_values_count(values));
 	thread_values_write(values);
 	progress_update("procedures");

@@ -15,7 +15,6 @@
 #include "tools.h"
 #include "waits.h"
 
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,6 +73,7 @@ struct thread_values {
 	struct thread_row *rows;	/* in the order the merge found them */
 	size_t nrows, caprows;
 	sqlite3_stmt *totals;		/* INSERT INTO thread_metrics */
+	uint32_t *sole;			/* by context: see thread_values_sole */
 };
 
 struct thread_values *thread_values_new(sqlite3 *db, const struct ctree *tree)
@@ -128,24 +128,42 @@ static int by_key(const void *a, const void *b)
 	return x->thread < y->thread ? -1 : x->thread > y->thread;
 }
 
+const uint32_t *thread_values_sole(struct thread_values *v)
+{
+	if (v->sole)
+		return v->sole;
+	v->sole = xcalloc(v->tree->n + 1, sizeof *v->sole);
+	for (size_t i = 0; i < v->nrows; i++) {
+		const struct thread_row *r = &v->rows[i];
+		uint32_t *s = &v->sole[r->ctx];
+		if (!*s)
+			*s = r->thread;
+		else if (*s != r->thread)
+			*s = SOLE_SEVERAL;
+	}
+	return v->sole;
+}
+
 void thread_values_write(struct thread_values *v)
 {
-	const struct ctree *t = v->tree;
-	sqlite3_stmt *s = db_prepare(v->db, "INSERT INTO context_thread_metrics VALUES (?,?,?,?,?,?)");
+	const uint32_t *sole = thread_values_sole(v);
+	sqlite3_stmt *s = db_prepare(v->db, "INSERT INTO context_thread_values VALUES (?,?,?,?,?)");
 	qsort(v->rows, v->nrows, sizeof *v->rows, by_key);
 	for (size_t i = 0; i < v->nrows; i++) {
 		const struct thread_row *r = &v->rows[i];
-		const struct ctx_metric *m = &t->metric[r->metric];
+		/* A context one thread reached: its total says it all. */
+		if (sole[r->ctx] != SOLE_SEVERAL)
+			continue;
 		sqlite3_bind_int64(s, 1, (sqlite3_int64)r->ctx + 1);
-		sqlite3_bind_int64(s, 2, r->thread);
-		bind_text(s, 3, t->event[m->event].name);
-		bind_text(s, 4, m->name);
-		bind_real(s, 5, r->incl);
-		bind_real(s, 6, r->excl);
+		sqlite3_bind_int64(s, 2, (sqlite3_int64)r->metric + 1);
+		sqlite3_bind_int64(s, 3, r->thread);
+		bind_real(s, 4, r->incl);
+		bind_real(s, 5, r->excl);
 		db_step_reset(v->db, s);
 	}
 	sqlite3_finalize(s);
 	sqlite3_finalize(v->totals);
+	free(v->sole);
 	free(v->rows);
 	free(v);
 }
@@ -355,7 +373,7 @@ void tables_write_events(sqlite3 *db, const struct ctree *t)
 		db_step_reset(db, s);
 	}
 	sqlite3_finalize(s);
-	s = db_prepare(db, "INSERT INTO metrics VALUES (?,?,?,?,?,?)");
+	s = db_prepare(db, "INSERT INTO metrics VALUES (?,?,?,?,?,?,?,?)");
 	for (size_t i = 0; i < t->nmetric; i++) {
 		const struct ctx_metric *m = &t->metric[i];
 		char *described = NULL;
@@ -368,22 +386,24 @@ void tables_write_events(sqlite3 *db, const struct ctree *t)
 		bind_text(s, 4, described ? described : description(m->name, ""));
 		bind_real(s, 5, m->total);
 		bind_percent(s, 6, m->total, percent_base(t, (uint32_t)i));
+		sqlite3_bind_int64(s, 7, (sqlite3_int64)i + 1);	/* context_values.metric_id */
+		bind_real(s, 8, percent_base(t, (uint32_t)i));
 		db_step_reset(db, s);
 		free(described);
 	}
 	sqlite3_finalize(s);
 }
 
-void tables_write_tree(sqlite3 *db, const struct ctree *t)
+void tables_write_tree(sqlite3 *db, const struct ctree *t, const uint32_t *sole)
 {
-	sqlite3_stmt *c = db_prepare(db, "INSERT INTO contexts VALUES (?,?,?,?,?,?,?,?,?,?,?)");
-	sqlite3_stmt *m = db_prepare(db, "INSERT INTO context_metrics VALUES "
-					 "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
-	double *base = xcalloc(t->nmetric + 1, sizeof *base);
-	for (size_t k = 0; k < t->nmetric; k++)
-		base[k] = percent_base(t, (uint32_t)k);
-	double n = t->nthreads ? (double)t->nthreads : 1;
+	sqlite3_stmt *c = db_prepare(db, "INSERT INTO contexts VALUES (?,?,?,?,?,?,?,?,?,?,?,?)");
+	sqlite3_stmt *v = db_prepare(db, "INSERT INTO context_values VALUES (?,?,?,?)");
+	sqlite3_stmt *info = db_prepare(db, "INSERT INTO culprit_info VALUES ('value_threads', ?)");
 
+	/* What the per-context statistics of the context_metrics view are over. */
+	sqlite3_bind_int64(info, 1, (sqlite3_int64)t->nthreads);
+	db_step_reset(db, info);
+	sqlite3_finalize(info);
 	/* One table at a time: each insert then appends to one B-tree. */
 	for (size_t i = 0; i < t->n; i++) {
 		const struct ctx_node *node = &t->node[i];
@@ -405,37 +425,27 @@ void tables_write_tree(sqlite3 *db, const struct ctree *t)
 		bind_text(c, 9, cls ? strtab_get(t->str, cls->type) : NULL);
 		bind_text(c, 10, cls ? strtab_get(t->str, cls->by) : NULL);
 		bind_text(c, 11, node->folded ? strtab_get(t->str, node->folded) : NULL);
+		if (sole[i] && sole[i] != SOLE_SEVERAL)
+			sqlite3_bind_int64(c, 12, sole[i]);
+		else
+			sqlite3_bind_null(c, 12);
 		db_step_reset(db, c);
 	}
 	progress_update("context values");
 	for (size_t i = 0; i < t->n; i++) {
 		for (size_t k = 0; k < t->nmetric; k++) {
-			const struct ctx_stat *s = ctree_stat(t, (uint32_t)i, (uint32_t)k);
-			if (s->incl == 0 && s->excl == 0)
+			const struct ctx_stat *st = ctree_stat(t, (uint32_t)i, (uint32_t)k);
+			if (st->incl == 0 && st->excl == 0)
 				continue;
-			double im = s->incl / n, em = s->excl / n;
-			double iv = s->incl_sq / n - im * im, ev = s->excl_sq / n - em * em;
-			sqlite3_bind_int64(m, 1, (sqlite3_int64)i + 1);
-			bind_text(m, 2, t->event[t->metric[k].event].name);
-			bind_text(m, 3, t->metric[k].name);
-			bind_real(m, 4, s->incl);
-			bind_real(m, 5, s->excl);
-			bind_real(m, 6, im);
-			bind_real(m, 7, s->incl_n < t->nthreads ? 0 : s->incl_min);
-			bind_real(m, 8, s->incl_max);
-			bind_real(m, 9, sqrt(iv > 0 ? iv : 0));
-			bind_real(m, 10, em);
-			bind_real(m, 11, s->excl_n < t->nthreads ? 0 : s->excl_min);
-			bind_real(m, 12, s->excl_max);
-			bind_real(m, 13, sqrt(ev > 0 ? ev : 0));
-			bind_percent(m, 14, s->incl, base[k]);
-			bind_percent(m, 15, s->excl, base[k]);
-			db_step_reset(db, m);
+			sqlite3_bind_int64(v, 1, (sqlite3_int64)i + 1);
+			sqlite3_bind_int64(v, 2, (sqlite3_int64)k + 1);
+			bind_real(v, 3, st->incl);
+			bind_real(v, 4, st->excl);
+			db_step_reset(db, v);
 		}
 	}
-	free(base);
 	sqlite3_finalize(c);
-	sqlite3_finalize(m);
+	sqlite3_finalize(v);
 }
 
 void tables_write_modules(sqlite3 *db, struct symbolizer *sym)

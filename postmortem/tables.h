@@ -25,8 +25,9 @@ void tables_write_info(sqlite3 *db, char *const *dirs, int ndirs);
 void tables_write_identity(sqlite3 *db, const struct experiment *e);
 /* events and metrics, with their descriptions and totals. */
 void tables_write_events(sqlite3 *db, const struct ctree *t);
-/* contexts and context_metrics: the merged tree and its statistics. */
-void tables_write_tree(sqlite3 *db, const struct ctree *t);
+/* contexts and context_values: the merged tree and its values.  SOLE
+ * (thread_values_sole) says which contexts one thread alone reached. */
+void tables_write_tree(sqlite3 *db, const struct ctree *t, const uint32_t *sole);
 /* procedure_metrics: each procedure's values, summed over its contexts. */
 void tables_write_procedures(sqlite3 *db, const struct ctree *t);
 /* modules: every module symbolized, with what was wrong with it. */
@@ -52,7 +53,12 @@ void thread_values_totals(struct thread_values *v, const struct exp_thread *th,
 			  const double *totals);
 /* How many values are waiting. */
 size_t thread_values_count(const struct thread_values *v);
-/* Writes the values into context_thread_metrics and frees V. */
+/* By context: the one thread with values there, SOLE_SEVERAL when more
+ * than one, 0 when none.  Owned by V. */
+#define SOLE_SEVERAL UINT32_MAX
+const uint32_t *thread_values_sole(struct thread_values *v);
+/* Writes the values of contexts several threads reached into
+ * context_thread_values (the others' are their totals) and frees V. */
 void thread_values_write(struct thread_values *v);
 
 #endif

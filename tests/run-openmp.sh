@@ -38,8 +38,13 @@ for cc in $compilers; do
 	bwork=$(pm $db balanced_phase work)
 	bidle=$(pm $db balanced_phase idleness)
 	note "$cc balanced_phase: work $bwork s, idleness $bidle s"
-	check "$cc phases: the balanced loop has almost no idleness (under 5% of its work)" \
-		below "$(ratio "$bidle" "$bwork")" 0.05
+	# Idleness only where the threads, timing their shares, saw one wait
+	# for the other (a CPU-time event misses a descheduled thread's wait:
+	# 15%, or 2% of the loop's work).
+	btruth=$(awk '/^balanced idle/ { print $3 }' ph-$cc.out)
+	note "$cc balanced_phase: the threads waited $btruth s by their own clocks"
+	check "$cc phases: the balanced loop's idleness is what its threads' clocks say, within 15% or 2% of its work" \
+		within "$bidle" "$btruth" 0.15 "$(awk -v w="$bwork" 'BEGIN { print 0.02 * w }')"
 	check "$cc phases: the balanced loop's work is in its iterations on both threads" \
 		at_least "$(ratio "$(pm $db balanced_body work)" "$bwork")" 0.95
 	total=$(sql $db "SELECT total FROM metrics WHERE event = 'cputime' AND metric = 'idleness'")
