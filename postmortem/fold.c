@@ -55,7 +55,8 @@ int fold_frame(const char *procedure)
 /* ---- in the merged tree (merge.c) ---------------------------------------- */
 
 /* Whether frames of procedure ID (a string id) are folded, remembered. */
-int fold_procedure(struct ctree *t, uint32_t id)
+/* T's flags for string ID, made room for. */
+static unsigned char *flags_of(struct ctree *t, uint32_t id)
 {
 	if (id >= t->capfold) {
 		size_t cap = t->capfold;
@@ -63,9 +64,22 @@ int fold_procedure(struct ctree *t, uint32_t id)
 		memset(t->fold + t->capfold, 0, cap - t->capfold);
 		t->capfold = cap;
 	}
-	if (!t->fold[id])
-		t->fold[id] = fold_frame(strtab_get(t->str, id)) ? 2 : 1;
-	return t->fold[id] == 2;
+	return &t->fold[id];
+}
+
+enum { FOLD_ASKED = 1, FOLD_FOLDS = 2, FOLD_ADDRESS = 4 };
+
+int fold_procedure(struct ctree *t, uint32_t id)
+{
+	unsigned char *f = flags_of(t, id);
+	if (!(*f & FOLD_ASKED))
+		*f |= FOLD_ASKED | (fold_frame(strtab_get(t->str, id)) ? FOLD_FOLDS : 0);
+	return (*f & FOLD_FOLDS) != 0;
+}
+
+void fold_mark_address(struct ctree *t, uint32_t id)
+{
+	*flags_of(t, id) |= FOLD_ADDRESS;
 }
 
 /* The folded names FOLDED (a string id, 0: none) and then procedure ID. */
@@ -107,7 +121,10 @@ uint32_t fold_internal_name(struct ctree *t, uint32_t c, uint32_t mod,
 			continue;
 		const char *name = strtab_get(t->str, n->procedure);
 		size_t len = name ? strlen(name) : 0;
-		if (len > strlen(INTERNAL) && strcmp(name + len - strlen(INTERNAL), INTERNAL) == 0) {
+		/* Internal already, or itself only an address: the same
+		 * unnamed code goes on. */
+		if ((len > strlen(INTERNAL) && strcmp(name + len - strlen(INTERNAL), INTERNAL) == 0) ||
+		    (*flags_of(t, n->procedure) & FOLD_ADDRESS)) {
 			*internal_frame = c;
 			return n->procedure;
 		}

@@ -14,6 +14,9 @@ int fold_frame(const char *procedure);
 
 /* Whether frames of procedure ID (a string id of T) fold; remembered. */
 int fold_procedure(struct ctree *t, uint32_t id);
+/* Procedure ID (a string id of T) is a "module+0xoffset" name: code
+ * without a symbol. */
+void fold_mark_address(struct ctree *t, uint32_t id);
 /* The names FOLDED (a string id, 0: none) and then procedure ID, joined
  * by " > ", as a string id. */
 uint32_t fold_append(struct ctree *t, uint32_t folded, uint32_t id);
@@ -23,8 +26,9 @@ void fold_note(struct ctree *t, uint32_t c, uint32_t folded);
  * entry point it runs under: "__kmpc_omp_taskwait (internal)" (a library
  * without symbols for its internals, Debian's libomp, would otherwise
  * give one procedure per address).  0 when the frame above is of another
- * module.  *INTERNAL_FRAME is that frame when it is itself internal
- * (CTX_NONE otherwise): consecutive internal frames are one. */
+ * module.  *INTERNAL_FRAME is that frame when it is itself internal, or
+ * an address with no name above it (CTX_NONE otherwise): consecutive
+ * unnamed frames are one. */
 uint32_t fold_internal_name(struct ctree *t, uint32_t c, uint32_t mod,
 			    uint32_t *internal_frame);
 

@@ -318,6 +318,7 @@ static uint32_t frame_contexts(struct ctree *t, uint32_t parent, const struct ex
 	intern_result(t, r);
 
 	if (r->frame[0].unnamed) {
+		fold_mark_address(t, r->frame[0].id_procedure);
 		uint32_t above, name = fold_internal_name(t, parent, mod, &above);
 		if (name && above != CTX_NONE)	/* more of the same internals */
 			return exact ? above : parent;

@@ -87,7 +87,7 @@ struct ctx_derived {
 
 struct ctree {
 	struct strtab *str;
-	unsigned char *fold;	/* by string id: 0 not asked, 1 kept, 2 folded */
+	unsigned char *fold;	/* by string id: flags of fold.c */
 	size_t capfold;
 	struct ctx_node *node;
 	size_t n, cap;
