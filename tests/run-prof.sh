@@ -92,6 +92,28 @@ check "prof: threads: a thread's rows add up to its total" \
 	[ "$(sql t.db "select abs(m.inclusive - t.value) < 1e-9 from context_thread_metrics m join thread_metrics t
 		on t.thread_id = m.thread_id and t.metric = m.metric where m.context_id = 1 and m.metric = 'work' limit 1")" = 1 ]
 
+# The stored values: nothing zero, nothing twice (schema 6).
+check "prof: structure: no stored value is zero" \
+	[ "$(sql t.db "select count(*) from context_values where inclusive = 0 and exclusive = 0")" = 0 ]
+check "prof: structure: per-thread rows only where several threads reached the context" \
+	[ "$(sql t.db "select count(*) from (select context_id from context_thread_values
+		group by context_id having count(distinct thread_id) < 2)")" = 0 ]
+check "prof: structure: ... never repeating the one thread of a context" \
+	[ "$(sql t.db "select count(*) from context_thread_values v join contexts c on c.id = v.context_id
+		where c.thread_id is not null")" = 0 ]
+check "prof: structure: the per-thread view adds up to the context values everywhere" \
+	[ "$(sql t.db "select count(*) from context_metrics m where abs(m.inclusive - (select sum(inclusive)
+		from context_thread_metrics t where t.context_id = m.context_id and t.event = m.event
+		and t.metric = m.metric)) > 1e-9 * (1 + m.inclusive)")" = 0 ]
+# A deep tree, contexts of one thread: the bytes it takes per context.
+profile deep "$PROGRAMS/recurse" 3000 100000000 > /dev/null
+prof deep
+bytes=$(sql deep.db "select page_count * page_size from pragma_page_count, pragma_page_size")
+nctx=$(sql deep.db "select count(*) from contexts")
+note "deep tree: $nctx contexts in $bytes bytes, $(awk -v b="$bytes" -v n="$nctx" 'BEGIN { printf "%.0f", b / n }') per context"
+check "prof: structure: a 3000-deep recursion takes under 300 bytes per context (608 before schema 6)" \
+	below "$(awk -v b="$bytes" -v n="$nctx" 'BEGIN { print b / n }')" 300
+
 # Processes: fork and exec merge into one database.
 profile f "$PROGRAMS/procs" fork > /dev/null
 prof f
