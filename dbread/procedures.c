@@ -77,11 +77,14 @@ int dbr_procedure_frames(struct dbr *r, const struct dbr_procedure *p, const cha
 	*ids = NULL;
 	*values = NULL;
 	*count = 0;
-	sqlite3_stmt *s = dbr_prepare_metrics(r, "SELECT c.id, m.metric, m.inclusive, m.exclusive "
-		"FROM " TBL_CONTEXTS " c JOIN " TBL_CONTEXT_METRICS " m ON m.context_id = c.id AND "
-		"m.event = ?1 AND m.metric IN %s WHERE c.procedure IS ?2 AND c.module IS ?3 AND "
-		"c.file IS ?4 AND c.kind IN ('" KIND_FRAME "', '" KIND_INLINED "') ORDER BY c.id",
-		metrics, n, event);
+#define FRAMES_SQL(values)                                                      \
+	"SELECT c.id, m.metric, m.inclusive, m.exclusive FROM " TBL_CONTEXTS " c JOIN " values \
+	" m ON m.context_id = c.id AND m.event = ?1 AND m.metric IN %s WHERE c.procedure IS ?2 " \
+	"AND c.module IS ?3 AND c.file IS ?4 AND c.kind IN ('" KIND_FRAME "', '" KIND_INLINED \
+	"') ORDER BY c.id"
+	sqlite3_stmt *s = dbr_prepare_metrics(r, r->schema >= 6 ? FRAMES_SQL(VALUES_BY_NAME)
+							       : FRAMES_SQL(TBL_CONTEXT_METRICS),
+					      metrics, n, event);
 	if (!s)
 		return -1;
 	sqlite3_bind_text(s, 2, p->procedure, -1, SQLITE_STATIC);

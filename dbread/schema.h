@@ -9,6 +9,15 @@
 
 #define DB_SCHEMA_VERSION 6
 
+/* From schema 6 the values are stored by metric number (context_values)
+ * and context_metrics is a view that names them row by row.  A reader
+ * that joins the values (not as the right side of a LEFT JOIN) or scans
+ * them reads this instead: the same columns, the names joined once. */
+#define VALUES_BY_NAME                                                        \
+	"(SELECT v.context_id AS context_id, m.event AS event, m.metric AS metric, " \
+	"v.inclusive AS inclusive, v.exclusive AS exclusive FROM context_values v " \
+	"JOIN metrics m ON m.id = v.metric_id)"
+
 /* ---- tables and views ---- */
 #define TBL_INFO		"culprit_info"
 #define TBL_PROCESSES		"processes"

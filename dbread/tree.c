@@ -90,8 +90,11 @@ const struct dbr_tree *dbr_tree(struct dbr *r)
 int dbr_tree_values(struct dbr *r, const char *event, const char *metric, double *incl,
 		    double *excl)
 {
-	sqlite3_stmt *s = dbr_prepare(r, "SELECT context_id, inclusive, exclusive FROM "
-				      TBL_CONTEXT_METRICS " WHERE event = ? AND metric = ?");
+	sqlite3_stmt *s = dbr_prepare(r, r->schema >= 6
+		? "SELECT context_id, inclusive, exclusive FROM " VALUES_BY_NAME
+		  " WHERE event = ? AND metric = ?"
+		: "SELECT context_id, inclusive, exclusive FROM " TBL_CONTEXT_METRICS
+		  " WHERE event = ? AND metric = ?");
 	if (!s)
 		return -1;
 	sqlite3_bind_text(s, 1, event, -1, SQLITE_STATIC);

@@ -217,46 +217,73 @@ static int load_instances(struct vmodel *m, struct vrow *p)
 	return 0;
 }
 
-/* The caller row of G named NAME, made if new. */
-static struct vrow *caller_row(struct vrow *g, const char *name)
-{
-	for (size_t j = 0; j < g->nkids; j++)
-		if (g->kid[j]->procedure && strcmp(g->kid[j]->procedure, name) == 0)
-			return g->kid[j];
-	struct vrow *k = row_new(g, VK_CALLER);
-	k->procedure = xstrdup(name);
-	row_add_kid(g, k);
-	return k;
-}
-
 /* Groups the frames of group G (instance indices IDX, whose callers so
  * far are FRONT) by the procedure of their next callers, as G's
- * children.  A root ends a chain: nothing called it. */
+ * children.  A root ends a chain: nothing called it.  The tree's names
+ * are interned (dbread), so a caller's procedure is found by its
+ * pointer in a hash: a procedure with 100,000 frames and thousands of
+ * callers is grouped in one pass. */
 static int load_caller_groups(struct vmodel *m, struct vrow *g, const struct vinst *iv,
 			      const uint32_t *idx, const int64_t *front, size_t n)
 {
 	const struct dbr_tree *t = dbr_tree(m->db);
 	if (!t)
 		return set_error(m);
+	size_t mask = 16;
+	while (mask < 2 * n)
+		mask *= 2;
+	mask--;
+	struct slot {
+		const char *name;
+		struct vrow *row;
+	} *slot = xcalloc(mask + 1, sizeof *slot);
+	struct vrow **group = xcalloc(n + 1, sizeof *group);
+	int64_t *caller = xcalloc(n + 1, sizeof *caller);
+
+	/* First pass: each frame's caller and its group, and the groups'
+	 * sizes (in ninst); the second fills them. */
 	for (size_t i = 0; i < n; i++) {
-		int64_t caller = dbr_caller(m->db, front[i]);
-		if (!caller)
+		caller[i] = dbr_caller(m->db, front[i]);
+		if (!caller[i])
 			continue;
-		const struct dbr_ctx *c = &t->c[caller - 1];
-		struct vrow *k = caller_row(g, c->procedure ? c->procedure : "?");
+		const struct dbr_ctx *c = &t->c[caller[i] - 1];
+		const char *name = c->procedure ? c->procedure : "?";
+		size_t h = ((uintptr_t)name >> 4) * 0x9e3779b97f4a7c15ull & mask;
+		while (slot[h].name && slot[h].name != name)
+			h = (h + 1) & mask;
+		if (!slot[h].name) {
+			struct vrow *k = row_new(g, VK_CALLER);
+			k->procedure = xstrdup(name);
+			row_add_kid(g, k);
+			slot[h] = (struct slot){ name, k };
+		}
+		struct vrow *k = group[i] = slot[h].row;
+		k->ninst++;
+		if (c->kind == KIND_ROOT[0])
+			k->leaf = 1;
+	}
+	for (size_t j = 0; j < g->nkids; j++) {
+		struct vrow *k = g->kid[j];
+		k->inst = xcalloc(k->ninst + 1, sizeof *k->inst);
+		k->front = xcalloc(k->ninst + 1, sizeof *k->front);
+		k->ninst = 0;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct vrow *k = group[i];
+		if (!k)
+			continue;
 		/* ninst counts; inst holds instance indices; front the callers */
-		k->inst = xrealloc(k->inst, (k->ninst + 1) * sizeof *k->inst);
-		k->front = xrealloc(k->front, (k->ninst + 1) * sizeof *k->front);
 		k->inst[k->ninst] = idx[i];
-		k->front[k->ninst] = caller;
+		k->front[k->ninst] = caller[i];
 		k->ninst++;
 		for (int v = 0; v < VM_COUNT; v++) {
 			k->incl[v] += iv[idx[i]].incl[v];
 			k->excl[v] += iv[idx[i]].excl[v];
 		}
-		if (c->kind == KIND_ROOT[0])
-			k->leaf = 1;
 	}
+	free(slot);
+	free(group);
+	free(caller);
 	return 0;
 }
 
