@@ -177,3 +177,29 @@ measure_startup() {
     P_START=nan
     if [ -n "$PERF" ]; then P_START=$(median "${p_start[@]}"); fi
 }
+
+# quietly CMD...: CMD with stderr discarded (walltime discards stdout).
+quietly() { "$@" 2>/dev/null; }
+
+# build_prof_work: compiles prof_work.c (beside this file) into $TMP and
+# sets PROG.  -O1 keeps every call a real call; frame pointers for perf's -g.
+build_prof_work() {
+    # shellcheck disable=SC2086
+    ${CC:-cc} -std=c11 -O1 -g -fno-omit-frame-pointer -Wall -Wextra -Werror ${CFLAGS:-} \
+        -pthread -o "$TMP/prof_work" "$(dirname "${BASH_SOURCE[0]}")/prof_work.c"
+    PROG=$TMP/prof_work
+}
+
+# count_contexts DB: rows in the contexts table, or "-".
+count_contexts() {
+    local sq=${SQLITE3:-$(command -v sqlite3 || true)}
+    if [ -n "$sq" ]; then
+        "$sq" "$1" 'select count(*) from contexts' 2>/dev/null || echo -
+    elif command -v python3 >/dev/null 2>&1; then
+        python3 -c 'import sqlite3, sys
+print(sqlite3.connect(sys.argv[1]).execute("select count(*) from contexts").fetchone()[0])' \
+            "$1" 2>/dev/null || echo -
+    else
+        echo -
+    fi
+}

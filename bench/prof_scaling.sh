@@ -32,14 +32,9 @@ TMP=$(mktemp -d "${TMPDIR:-/tmp}/culprit-bench.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
 setup_perf
 
-# shellcheck disable=SC2086
-${CC:-cc} -std=c11 -O1 -g -fno-omit-frame-pointer -Wall -Wextra -Werror ${CFLAGS:-} \
-    -pthread -o "$TMP/prof_work" "$here/prof_work.c"
-PROG=$TMP/prof_work
+build_prof_work
 UNITS_PER_SECOND=$(calibrate "$PROG" "$THREADS")
 
-contexts_of() { sqlite3 "$1" 'SELECT count(*) FROM contexts'; }
-quietly() { "$@" 2>/dev/null; }
 
 # record SECONDS: a measurement of prof_work running about SECONDS, in
 # $TMP/c.out, and its database in $TMP/c.db.
@@ -61,7 +56,7 @@ for target in $SIZES; do
     seconds=0.5
     for try in 1 2 3; do
         record "$seconds"
-        got=$(contexts_of "$TMP/c.db")
+        got=$(count_contexts "$TMP/c.db")
         ok=$(awk -v g="$got" -v t="$target" 'BEGIN { print (g > 0.7 * t && g < 1.3 * t) }')
         [ "$ok" = 1 ] && [ "$try" -gt 1 ] && break
         seconds=$(awk -v s="$seconds" -v g="$got" -v t="$target" \

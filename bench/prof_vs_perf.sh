@@ -47,11 +47,7 @@ TMP=$(mktemp -d "${TMPDIR:-/tmp}/culprit-bench.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
 setup_perf
 
-# -O1 keeps every call a real call; frame pointers for perf's -g.
-# shellcheck disable=SC2086
-${CC:-cc} -std=c11 -O1 -g -fno-omit-frame-pointer -Wall -Wextra -Werror ${CFLAGS:-} \
-    -pthread -o "$TMP/prof_work" "$here/prof_work.c"
-PROG=$TMP/prof_work
+build_prof_work
 
 if [ "${BENCH_WORKLOAD:-tree}" = mandel ]; then
     PROG=$BUILD/examples/mandel
@@ -63,23 +59,6 @@ else
     ARGS=("$THREADS" "$ITERS")
     WORK="prof_work $THREADS threads x $ITERS units (~${SECONDS_TARGET}s)"
 fi
-
-# quietly CMD...: CMD with stderr discarded (walltime discards stdout).
-quietly() { "$@" 2>/dev/null; }
-
-# count_contexts DB: rows in the contexts table, or "-".
-count_contexts() {
-    local sq=${SQLITE3:-$(command -v sqlite3 || true)}
-    if [ -n "$sq" ]; then
-        "$sq" "$1" 'select count(*) from contexts' 2>/dev/null || echo -
-    elif command -v python3 >/dev/null 2>&1; then
-        python3 -c 'import sqlite3, sys
-print(sqlite3.connect(sys.argv[1]).execute("select count(*) from contexts").fetchone()[0])' \
-            "$1" 2>/dev/null || echo -
-    else
-        echo -
-    fi
-}
 
 size_of() { du -sk "$1" | awk '{ printf "%.1f MiB\n", $1 / 1024 }'; }
 

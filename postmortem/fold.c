@@ -67,7 +67,10 @@ static unsigned char *flags_of(struct ctree *t, uint32_t id)
 	return &t->fold[id];
 }
 
-enum { FOLD_ASKED = 1, FOLD_FOLDS = 2, FOLD_ADDRESS = 4 };
+/* Flags by string id: whether the fold rules were asked and said yes;
+ * whether the name stands for code without a symbol (an address, or
+ * named after its entry point). */
+enum { FOLD_ASKED = 1, FOLD_FOLDS = 2, FOLD_UNNAMED = 4 };
 
 int fold_procedure(struct ctree *t, uint32_t id)
 {
@@ -79,7 +82,7 @@ int fold_procedure(struct ctree *t, uint32_t id)
 
 void fold_mark_address(struct ctree *t, uint32_t id)
 {
-	*flags_of(t, id) |= FOLD_ADDRESS;
+	*flags_of(t, id) |= FOLD_UNNAMED;
 }
 
 /* The folded names FOLDED (a string id, 0: none) and then procedure ID. */
@@ -100,15 +103,7 @@ void fold_note(struct ctree *t, uint32_t c, uint32_t folded)
 		t->node[c].folded = folded;
 }
 
-#define INTERNAL " (internal)"
-
-/* The name for an unnamed frame of module MOD below context C: a library
- * without symbols for its internal functions (Debian's libomp) would
- * otherwise give one procedure per address.  Such a frame is named after
- * the entry point it runs under, the nearest named frame above in the
- * same module: "__kmpc_omp_taskwait (internal)".  0 when the frame above
- * is of another module.  *INTERNAL_FRAME is that frame when it is itself
- * internal (CTX_NONE otherwise): consecutive internal frames are one. */
+/* fold.h says what; FOLD_UNNAMED marks both kinds of names it stops at. */
 uint32_t fold_internal_name(struct ctree *t, uint32_t c, uint32_t mod,
 			    uint32_t *internal_frame)
 {
@@ -119,18 +114,17 @@ uint32_t fold_internal_name(struct ctree *t, uint32_t c, uint32_t mod,
 			return 0;
 		if (n->kind != CTX_FRAME && n->kind != CTX_INLINED)
 			continue;
-		const char *name = strtab_get(t->str, n->procedure);
-		size_t len = name ? strlen(name) : 0;
 		/* Internal already, or itself only an address: the same
 		 * unnamed code goes on. */
-		if ((len > strlen(INTERNAL) && strcmp(name + len - strlen(INTERNAL), INTERNAL) == 0) ||
-		    (*flags_of(t, n->procedure) & FOLD_ADDRESS)) {
+		if (*flags_of(t, n->procedure) & FOLD_UNNAMED) {
 			*internal_frame = c;
 			return n->procedure;
 		}
-		char *internal = xasprintf("%s" INTERNAL, name ? name : "?");
+		const char *name = strtab_get(t->str, n->procedure);
+		char *internal = xasprintf("%s (internal)", name ? name : "?");
 		uint32_t id = strtab_intern(t->str, internal);
 		free(internal);
+		*flags_of(t, id) |= FOLD_UNNAMED;
 		return id;
 	}
 	return 0;

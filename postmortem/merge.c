@@ -1,6 +1,6 @@
 /* merge.c - merges threads' trees into the experiment's calling-context
- * tree, and computes inclusive values and per-thread statistics
- * (procedures.c sums them by procedure).
+ * tree, and computes inclusive values (procedures.c sums them by
+ * procedure; their spread over threads is for the database's views).
  *
  * A thread's tree is translated node by node, parents first: a FRAME node
  * becomes a short path of contexts (the frame, the call sites of calls
@@ -453,19 +453,6 @@ static void acc_add(struct acc *a, const struct ctree *t, uint32_t ctx, const do
 	}
 }
 
-static void stat_add(double v, double *sum, double *sq, double *min, double *max, uint32_t *n)
-{
-	if (v == 0)
-		return;
-	*sum += v;
-	*sq += v * v;
-	if (*n == 0 || v < *min)
-		*min = v;
-	if (*n == 0 || v > *max)
-		*max = v;
-	(*n)++;
-}
-
 /* ---- overhead ------------------------------------------------------------ */
 
 static int is_frame(const struct ctree *t, uint32_t c)
@@ -707,8 +694,8 @@ void ctree_add_thread(struct ctree *t, struct exp_thread *th, ctx_thread_sink si
 			if (in == 0 && ex == 0)
 				continue;
 			struct ctx_stat *s = ctree_stat(t, ctx, (uint32_t)m);
-			stat_add(in, &s->incl, &s->incl_sq, &s->incl_min, &s->incl_max, &s->incl_n);
-			stat_add(ex, &s->excl, &s->excl_sq, &s->excl_min, &s->excl_max, &s->excl_n);
+			s->incl += in;
+			s->excl += ex;
 			if (sink)
 				sink(arg, th, ctx, (uint32_t)m, in, ex);
 		}

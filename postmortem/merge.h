@@ -63,11 +63,8 @@ struct ctx_metric {
 
 /* One context's values for one metric. */
 struct ctx_stat {
-	double incl, excl;		/* sums over threads */
-	double incl_sq, excl_sq;	/* sums of squares */
-	double incl_min, incl_max;	/* over threads that ran the context */
-	double excl_min, excl_max;
-	uint32_t incl_n, excl_n;	/* threads with a nonzero value */
+	double incl, excl;		/* sums over threads (the spread over
+					   threads is the database's views') */
 };
 
 /* How a context where samples landed was classified (overhead.h): the

@@ -29,11 +29,13 @@
 
 /* CALL, tried first with TRY: only when TRY says it would block (EBUSY)
  * is CALL a wait, of KIND for CAUSE on OBJECT. */
-#define TRY_FIRST(try, kind, cause, object, call)                           \
+#define TRY_FIRST_AT(at, try, kind, cause, object, call)                    \
 	({                                                                  \
 		int try_ = try;                                             \
-		try_ != EBUSY ? try_ : BLOCKING(kind, cause, object, call); \
+		try_ != EBUSY ? try_ : BLOCKING_AT(at, kind, cause, object, call); \
 	})
+#define TRY_FIRST(try, kind, cause, object, call) \
+	TRY_FIRST_AT(SITE, try, kind, cause, object, call)
 
 /* A semaphore says "would block" with -1 and EAGAIN: 0 when S was taken,
  * -1 on another error, EBUSY when a wait would block (errno as before). */
@@ -77,11 +79,8 @@ static int sem_try(sem_t *s)
  * registers: a wait at SITE when the lock is busy. */
 static __attribute__((noinline)) int mutex_lock_busy(pthread_mutex_t *m, void *site)
 {
-	int tried = REAL(pthread_mutex_trylock)(m);
-	if (tried != EBUSY)
-		return tried;
-	return BLOCKING_AT(site, CULPRIT_BLOCK_MUTEX, CULPRIT_IDLE_LOCK, m,
-			   REAL(pthread_mutex_lock)(m));
+	return TRY_FIRST_AT(site, REAL(pthread_mutex_trylock)(m), CULPRIT_BLOCK_MUTEX,
+			    CULPRIT_IDLE_LOCK, m, REAL(pthread_mutex_lock)(m));
 }
 
 EXPORT int pthread_mutex_lock(pthread_mutex_t *m)
