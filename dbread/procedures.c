@@ -79,7 +79,7 @@ int dbr_procedure_frames(struct dbr *r, const struct dbr_procedure *p, const cha
 	*count = 0;
 #define FRAMES_SQL(values)                                                      \
 	"SELECT c.id, m.metric, m.inclusive, m.exclusive FROM " TBL_CONTEXTS " c JOIN " values \
-	" m ON m.context_id = c.id AND m.event = ?1 AND m.metric IN %s WHERE c.procedure IS ?2 " \
+	" m ON m.context_id = c.id AND m.event = ?1 AND m.metric IN %s WHERE c.procedure = ?2 " \
 	"AND c.module IS ?3 AND c.file IS ?4 AND c.kind IN ('" KIND_FRAME "', '" KIND_INLINED \
 	"') ORDER BY c.id"
 	sqlite3_stmt *s = dbr_prepare_metrics(r, r->schema >= 6 ? FRAMES_SQL(VALUES_BY_NAME)

@@ -7,7 +7,7 @@
 #ifndef CULPRIT_SCHEMA_H
 #define CULPRIT_SCHEMA_H
 
-#define DB_SCHEMA_VERSION 6
+#define DB_SCHEMA_VERSION 7
 
 /* From schema 6 the values are stored by metric number (context_values)
  * and context_metrics is a view that names them row by row.  A reader
@@ -27,7 +27,9 @@
 #define TBL_METRICS		"metrics"
 #define TBL_MODULES		"modules"
 #define TBL_NOTES		"notes"
-#define TBL_CONTEXTS		"contexts"
+#define TBL_CONTEXTS		"contexts"		/* a view from schema 7 */
+#define TBL_CONTEXT_TREE	"context_tree"		/* schema 7 on */
+#define TBL_NAMES		"names"			/* schema 7 on */
 #define TBL_CONTEXT_METRICS	"context_metrics"
 #define TBL_CONTEXT_THREAD_METRICS "context_thread_metrics"
 #define TBL_PROCEDURE_METRICS	"procedure_metrics"

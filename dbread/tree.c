@@ -33,7 +33,39 @@ static const char *name(struct dbr_tree *t, sqlite3_stmt *s, int i)
 	return strtab_get(t->names, strtab_intern(t->names, (const char *)v));
 }
 
-static struct dbr_tree *read_tree(struct dbr *r)
+/* A new tree of R's contexts, none linked yet. */
+static struct dbr_tree *tree_new(struct dbr *r)
+{
+	struct dbr_tree *t = xcalloc(1, sizeof *t);
+	t->n = (size_t)r->ncontexts;
+	t->c = xcalloc(t->n, sizeof *t->c);
+	t->names = strtab_new();
+	for (size_t i = 0; i < t->n; i++)
+		t->c[i].parent = t->c[i].first = t->c[i].next = UINT32_MAX;
+	return t;
+}
+
+/* The context of row S's id (column 0), with its parent (column 1) and
+ * depth (column 2) set; NULL for an id out of range. */
+static struct dbr_ctx *read_ctx(struct dbr_tree *t, sqlite3_stmt *s)
+{
+	sqlite3_int64 id = sqlite3_column_int64(s, 0) - 1;
+	if (id < 0 || (size_t)id >= t->n)
+		return NULL;
+	struct dbr_ctx *c = &t->c[id];
+	/* A parent after its child is not a database we made: such a
+	 * context is read as a root. */
+	if (sqlite3_column_type(s, 1) != SQLITE_NULL) {
+		sqlite3_int64 p = sqlite3_column_int64(s, 1) - 1;
+		if (p >= 0 && p < id)
+			c->parent = (uint32_t)p;
+	}
+	c->depth = (uint32_t)sqlite3_column_int(s, 2);
+	return c;
+}
+
+/* The contexts as the view spells them: every schema. */
+static int read_named(struct dbr *r, struct dbr_tree *t)
 {
 	sqlite3_stmt *s = dbr_prepare(r, r->schema >= 5
 		? "SELECT id, parent_id, depth, kind, procedure, module, file, line, folded FROM "
@@ -41,27 +73,12 @@ static struct dbr_tree *read_tree(struct dbr *r)
 		: "SELECT id, parent_id, depth, kind, procedure, module, file, line, NULL FROM "
 		  TBL_CONTEXTS);
 	if (!s)
-		return NULL;
-	struct dbr_tree *t = xcalloc(1, sizeof *t);
-	t->n = (size_t)r->ncontexts;
-	t->c = xcalloc(t->n, sizeof *t->c);
-	t->names = strtab_new();
-	for (size_t i = 0; i < t->n; i++)
-		t->c[i].parent = t->c[i].first = t->c[i].next = UINT32_MAX;
+		return -1;
 	int rc;
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		sqlite3_int64 id = sqlite3_column_int64(s, 0) - 1;
-		if (id < 0 || (size_t)id >= t->n)
+		struct dbr_ctx *c = read_ctx(t, s);
+		if (!c)
 			continue;
-		struct dbr_ctx *c = &t->c[id];
-		/* A parent after its child is not a database we made: such a
-		 * context is read as a root. */
-		if (sqlite3_column_type(s, 1) != SQLITE_NULL) {
-			sqlite3_int64 p = sqlite3_column_int64(s, 1) - 1;
-			if (p >= 0 && p < id)
-				c->parent = (uint32_t)p;
-		}
-		c->depth = (uint32_t)sqlite3_column_int(s, 2);
 		const unsigned char *k = sqlite3_column_text(s, 3);
 		c->kind = k ? (char)k[0] : '?';
 		c->procedure = name(t, s, 4);
@@ -71,8 +88,81 @@ static struct dbr_tree *read_tree(struct dbr *r)
 		c->folded = sqlite3_column_type(s, 8) == SQLITE_NULL ? NULL : name(t, s, 8);
 	}
 	sqlite3_finalize(s);
+	return rc == SQLITE_DONE ? 0 : dbr_fail_sql(r);
+}
+
+/* The names table of schema 7 on, by id; NULL after a message. */
+static const char **read_names(struct dbr *r, struct dbr_tree *t, size_t *count)
+{
+	sqlite3_stmt *s = dbr_prepare(r, "SELECT id, name FROM " TBL_NAMES " ORDER BY id");
+	if (!s)
+		return NULL;
+	const char **names = NULL;
+	size_t cap = 0;
+	*count = 0;
+	int rc;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		sqlite3_int64 id = sqlite3_column_int64(s, 0);
+		if (id < 1 || id > (sqlite3_int64)UINT32_MAX)
+			continue;
+		if ((size_t)id >= *count) {
+			grow_array(&names, &cap, (size_t)id + 1, sizeof *names);
+			memset(names + *count, 0, ((size_t)id + 1 - *count) * sizeof *names);
+			*count = (size_t)id + 1;
+		}
+		names[id] = name(t, s, 1);
+	}
+	sqlite3_finalize(s);
 	if (rc != SQLITE_DONE) {
+		free(names);
 		dbr_fail_sql(r);
+		return NULL;
+	}
+	return names;
+}
+
+/* The name of id column I of row S, NULL for none or one out of range. */
+static const char *name_of(sqlite3_stmt *s, int i, const char **names, size_t count)
+{
+	sqlite3_int64 id = sqlite3_column_int64(s, i);
+	return id > 0 && (size_t)id < count ? names[id] : NULL;
+}
+
+/* The contexts as stored from schema 7: names by number, read once. */
+static int read_numbered(struct dbr *r, struct dbr_tree *t)
+{
+	size_t count;
+	const char **names = read_names(r, t, &count);
+	if (!names)
+		return -1;
+	sqlite3_stmt *s = dbr_prepare(r, "SELECT id, parent_id, depth, kind_id, procedure_id, "
+				      "module_id, file_id, line, folded_id FROM " TBL_CONTEXT_TREE);
+	if (!s) {
+		free(names);
+		return -1;
+	}
+	int rc;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		struct dbr_ctx *c = read_ctx(t, s);
+		if (!c)
+			continue;
+		const char *k = name_of(s, 3, names, count);
+		c->kind = k ? k[0] : '?';
+		c->procedure = name_of(s, 4, names, count);
+		c->module = name_of(s, 5, names, count);
+		c->file = name_of(s, 6, names, count);
+		c->line = sqlite3_column_int(s, 7);
+		c->folded = name_of(s, 8, names, count);
+	}
+	sqlite3_finalize(s);
+	free(names);
+	return rc == SQLITE_DONE ? 0 : dbr_fail_sql(r);
+}
+
+static struct dbr_tree *read_tree(struct dbr *r)
+{
+	struct dbr_tree *t = tree_new(r);
+	if ((r->schema >= 7 ? read_numbered(r, t) : read_named(r, t)) < 0) {
 		dbr_tree_free(t);
 		return NULL;
 	}

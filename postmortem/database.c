@@ -49,29 +49,43 @@ const char db_schema_sql[] =
 	"  process_id INTEGER REFERENCES processes(id), thread_id INTEGER REFERENCES threads(id),\n"
 	"  note TEXT);\n"
 	/* The calling-context tree and its values. */
-	"CREATE TABLE contexts (\n"
-	"  id INTEGER PRIMARY KEY, parent_id INTEGER REFERENCES contexts(id), depth INTEGER,\n"
-	/* An OR chain, not IN (...): SQLite 3.40 evaluates an IN list in a
-	 * CHECK several times slower, which made loading contexts 4x slower. */
-	"  kind TEXT NOT NULL CHECK (kind = 'root' OR kind = 'frame' OR kind = 'inlined'\n"
-	"                            OR kind = 'callsite' OR kind = 'statement'),\n"
-	"  procedure TEXT, module TEXT, file TEXT, line INTEGER,\n"
+	/* Every name the tree uses, once: procedures, modules, files, kinds,
+	 * overhead types and what decided them, folded frames. */
+	"CREATE TABLE names (id INTEGER PRIMARY KEY, name TEXT UNIQUE);\n"
+	/* The tree as stored: names by number (contexts below spells them). */
+	"CREATE TABLE context_tree (\n"
+	"  id INTEGER PRIMARY KEY, parent_id INTEGER REFERENCES context_tree(id),\n"
+	"  depth INTEGER, kind_id INTEGER REFERENCES names(id),\n"
+	"  procedure_id INTEGER REFERENCES names(id), module_id INTEGER REFERENCES names(id),\n"
+	"  file_id INTEGER REFERENCES names(id), line INTEGER,\n"
 	/* Where samples landed: the overhead type, and the tag or rule that
 	 * decided it (also a rule that said "not overhead"). */
-	"  overhead TEXT, overhead_by TEXT,\n"
+	"  overhead_id INTEGER REFERENCES names(id), overhead_by_id INTEGER REFERENCES names(id),\n"
 	/* The native frames folded into it: compiler outlining, start-up. */
-	"  folded TEXT,\n"
+	"  folded_id INTEGER REFERENCES names(id),\n"
 	/* The one thread that reached it (NULL: several, or none): its
 	 * values are that thread's, and no per-thread row repeats them. */
 	"  thread_id INTEGER REFERENCES threads(id));\n"
+	/* Joins, not scalar subqueries: a reader's condition on a name
+	 * (procedure = 'fib') then finds the name first and the contexts
+	 * by index, instead of spelling out every context. */
+	"CREATE VIEW contexts (id, parent_id, depth, kind, procedure, module, file, line,\n"
+	"    overhead, overhead_by, folded, thread_id) AS\n"
+	"  SELECT t.id, t.parent_id, t.depth, k.name, p.name, m.name, f.name, t.line,\n"
+	"    o.name, b.name, d.name, t.thread_id\n"
+	"  FROM context_tree t\n"
+	"  LEFT JOIN names k ON k.id = t.kind_id LEFT JOIN names p ON p.id = t.procedure_id\n"
+	"  LEFT JOIN names m ON m.id = t.module_id LEFT JOIN names f ON f.id = t.file_id\n"
+	"  LEFT JOIN names o ON o.id = t.overhead_id LEFT JOIN names b ON b.id = t.overhead_by_id\n"
+	"  LEFT JOIN names d ON d.id = t.folded_id;\n"
 	/* Values as stored: numbers, not names, and only those not zero;
 	 * the views below give them their documented names and columns. */
 	"CREATE TABLE context_values (\n"
-	"  context_id INTEGER REFERENCES contexts(id), metric_id INTEGER REFERENCES metrics(id),\n"
+	"  context_id INTEGER REFERENCES context_tree(id), metric_id INTEGER REFERENCES metrics(id),\n"
 	"  inclusive REAL, exclusive REAL,\n"
 	"  PRIMARY KEY (context_id, metric_id)) WITHOUT ROWID;\n"
 	"CREATE TABLE context_thread_values (\n"
-	"  context_id INTEGER REFERENCES contexts(id), metric_id INTEGER REFERENCES metrics(id),\n"
+	"  context_id INTEGER REFERENCES context_tree(id), metric_id INTEGER REFERENCES metrics(id),\n"
 	"  thread_id INTEGER REFERENCES threads(id), inclusive REAL, exclusive REAL,\n"
 	"  PRIMARY KEY (context_id, metric_id, thread_id)) WITHOUT ROWID;\n"
 	/* The number of threads the per-context statistics are over: all
@@ -85,7 +99,7 @@ const char db_schema_sql[] =
 	"  FROM context_thread_values\n"
 	"  UNION ALL\n"
 	"  SELECT v.context_id, v.metric_id, c.thread_id, v.inclusive, v.exclusive\n"
-	"  FROM context_values v JOIN contexts c ON c.id = v.context_id\n"
+	"  FROM context_values v JOIN context_tree c ON c.id = v.context_id\n"
 	"  WHERE c.thread_id IS NOT NULL;\n"
 	"CREATE VIEW context_thread_metrics (context_id, thread_id, event, metric, inclusive,\n"
 	"    exclusive) AS\n"
@@ -147,7 +161,7 @@ const char db_schema_sql[] =
 	"  item TEXT PRIMARY KEY, value REAL, unit TEXT, percent REAL, advice TEXT)\n"
 	"  WITHOUT ROWID;\n"
 	"CREATE TABLE diagnoses (\n"
-	"  context_id INTEGER REFERENCES contexts(id), event TEXT, diagnosis TEXT, advice TEXT,\n"
+	"  context_id INTEGER REFERENCES context_tree(id), event TEXT, diagnosis TEXT, advice TEXT,\n"
 	"  rank INTEGER, effort REAL, effort_percent REAL, idleness_percent REAL,\n"
 	"  overhead_percent REAL, waste_percent REAL, scope TEXT, runtime_percent REAL,\n"
 	"  runtime TEXT,\n"
@@ -213,8 +227,8 @@ const char db_schema_sql[] =
  * viewer and the callers queries; value-ordered queries scan, which is
  * fast enough and cheaper than keeping more indexes. */
 static const char *indexes_sql =
-	"CREATE INDEX contexts_parent ON contexts(parent_id);\n"
-	"CREATE INDEX contexts_procedure ON contexts(procedure);\n"
+	"CREATE INDEX contexts_parent ON context_tree(parent_id);\n"
+	"CREATE INDEX contexts_procedure ON context_tree(procedure_id);\n"
 	"CREATE INDEX procedure_metrics_name ON procedure_metrics(procedure);\n";
 
 void db_finish_load(sqlite3 *db)

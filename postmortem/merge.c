@@ -155,6 +155,8 @@ struct ctree *ctree_new(const struct experiment *e, const struct ovh_rules *rule
 	size_t cap = 0;
 
 	t->str = strtab_new();
+	for (int k = 0; k < CTX_KINDS; k++)
+		t->kind_name[k] = intern(t, ctx_kind_name[k]);
 	for (size_t i = 0; i < e->nproc; i++) {
 		const struct mfile_process *p = e->proc[i]->p;
 		for (uint32_t k = 0; k < p->nevents; k++) {

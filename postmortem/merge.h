@@ -84,6 +84,7 @@ struct ctx_derived {
 
 struct ctree {
 	struct strtab *str;
+	uint32_t kind_name[CTX_KINDS];	/* string ids of ctx_kind_name */
 	unsigned char *fold;	/* by string id: flags of fold.c */
 	size_t capfold;
 	struct ctx_node *node;

@@ -5,6 +5,7 @@
 #define _GNU_SOURCE
 #include "config.h"
 #include "tables.h"
+#include "batch.h"
 #include "database.h"
 #include "diagnose.h"
 #include "experiment.h"
@@ -147,21 +148,20 @@ const uint32_t *thread_values_sole(struct thread_values *v)
 void thread_values_write(struct thread_values *v)
 {
 	const uint32_t *sole = thread_values_sole(v);
-	sqlite3_stmt *s = db_prepare(v->db, "INSERT INTO context_thread_values VALUES (?,?,?,?,?)");
+	struct db_batch *b = db_batch_new(v->db, "context_thread_values", 5);
 	qsort(v->rows, v->nrows, sizeof *v->rows, by_key);
 	for (size_t i = 0; i < v->nrows; i++) {
 		const struct thread_row *r = &v->rows[i];
 		/* A context one thread reached: its total says it all. */
 		if (sole[r->ctx] != SOLE_SEVERAL)
 			continue;
-		sqlite3_bind_int64(s, 1, (sqlite3_int64)r->ctx + 1);
-		sqlite3_bind_int64(s, 2, (sqlite3_int64)r->metric + 1);
-		sqlite3_bind_int64(s, 3, r->thread);
-		bind_real(s, 4, r->incl);
-		bind_real(s, 5, r->excl);
-		db_step_reset(v->db, s);
+		db_batch_int(b, (int64_t)r->ctx + 1);
+		db_batch_int(b, (int64_t)r->metric + 1);
+		db_batch_int(b, r->thread);
+		db_batch_real(b, r->incl);
+		db_batch_real(b, r->excl);
 	}
-	sqlite3_finalize(s);
+	db_batch_finish(b);
 	sqlite3_finalize(v->totals);
 	free(v->sole);
 	free(v->rows);
@@ -394,10 +394,66 @@ void tables_write_events(sqlite3 *db, const struct ctree *t)
 	sqlite3_finalize(s);
 }
 
+/* Adds a name id to row B, marking it USED; 0 (no name) is a null. */
+static void batch_name(struct db_batch *b, uint32_t id, uint8_t *used)
+{
+	if (id) {
+		used[id] = 1;
+		db_batch_int(b, id);
+	} else {
+		db_batch_null(b);
+	}
+}
+
+/* The names the contexts used, by the tree's string ids. */
+static void write_names(sqlite3 *db, const struct ctree *t, const uint8_t *used)
+{
+	struct db_batch *b = db_batch_new(db, "names", 2);
+	for (uint32_t id = 1; id < strtab_count(t->str); id++) {
+		if (!used[id])
+			continue;
+		db_batch_int(b, id);
+		db_batch_text(b, strtab_get(t->str, id));
+	}
+	db_batch_finish(b);
+}
+
+static void write_contexts(sqlite3 *db, const struct ctree *t, const uint32_t *sole)
+{
+	uint8_t *used = xcalloc(strtab_count(t->str) + 1, 1);
+	struct db_batch *b = db_batch_new(db, "context_tree", 12);
+	for (size_t i = 0; i < t->n; i++) {
+		const struct ctx_node *node = &t->node[i];
+		db_batch_int(b, (int64_t)i + 1);
+		if (node->parent == CTX_NONE)
+			db_batch_null(b);
+		else
+			db_batch_int(b, (int64_t)node->parent + 1);
+		db_batch_int(b, node->depth);
+		batch_name(b, t->kind_name[node->kind], used);
+		batch_name(b, node->procedure, used);
+		batch_name(b, node->module, used);
+		batch_name(b, node->file, used);
+		if (node->line)
+			db_batch_int(b, node->line);
+		else
+			db_batch_null(b);
+		const struct ctx_class *cls = ctree_class(t, (uint32_t)i);
+		batch_name(b, cls ? cls->type : 0, used);
+		batch_name(b, cls ? cls->by : 0, used);
+		batch_name(b, node->folded, used);
+		if (sole[i] && sole[i] != SOLE_SEVERAL)
+			db_batch_int(b, sole[i]);
+		else
+			db_batch_null(b);
+	}
+	db_batch_finish(b);
+	write_names(db, t, used);
+	free(used);
+}
+
 void tables_write_tree(sqlite3 *db, const struct ctree *t, const uint32_t *sole)
 {
-	sqlite3_stmt *c = db_prepare(db, "INSERT INTO contexts VALUES (?,?,?,?,?,?,?,?,?,?,?,?)");
-	sqlite3_stmt *v = db_prepare(db, "INSERT INTO context_values VALUES (?,?,?,?)");
 	sqlite3_stmt *info = db_prepare(db, "INSERT INTO culprit_info VALUES ('value_threads', ?)");
 
 	/* What the per-context statistics of the context_metrics view are over. */
@@ -405,47 +461,21 @@ void tables_write_tree(sqlite3 *db, const struct ctree *t, const uint32_t *sole)
 	db_step_reset(db, info);
 	sqlite3_finalize(info);
 	/* One table at a time: each insert then appends to one B-tree. */
-	for (size_t i = 0; i < t->n; i++) {
-		const struct ctx_node *node = &t->node[i];
-		sqlite3_bind_int64(c, 1, (sqlite3_int64)i + 1);
-		if (node->parent == CTX_NONE)
-			sqlite3_bind_null(c, 2);
-		else
-			sqlite3_bind_int64(c, 2, (sqlite3_int64)node->parent + 1);
-		sqlite3_bind_int64(c, 3, node->depth);
-		bind_text(c, 4, ctx_kind_name[node->kind]);
-		bind_text(c, 5, strtab_get(t->str, node->procedure));
-		bind_text(c, 6, strtab_get(t->str, node->module));
-		bind_text(c, 7, strtab_get(t->str, node->file));
-		if (node->line)
-			sqlite3_bind_int64(c, 8, node->line);
-		else
-			sqlite3_bind_null(c, 8);
-		const struct ctx_class *cls = ctree_class(t, (uint32_t)i);
-		bind_text(c, 9, cls ? strtab_get(t->str, cls->type) : NULL);
-		bind_text(c, 10, cls ? strtab_get(t->str, cls->by) : NULL);
-		bind_text(c, 11, node->folded ? strtab_get(t->str, node->folded) : NULL);
-		if (sole[i] && sole[i] != SOLE_SEVERAL)
-			sqlite3_bind_int64(c, 12, sole[i]);
-		else
-			sqlite3_bind_null(c, 12);
-		db_step_reset(db, c);
-	}
+	write_contexts(db, t, sole);
 	progress_update("context values");
+	struct db_batch *v = db_batch_new(db, "context_values", 4);
 	for (size_t i = 0; i < t->n; i++) {
 		for (size_t k = 0; k < t->nmetric; k++) {
 			const struct ctx_stat *st = ctree_stat(t, (uint32_t)i, (uint32_t)k);
 			if (st->incl == 0 && st->excl == 0)
 				continue;
-			sqlite3_bind_int64(v, 1, (sqlite3_int64)i + 1);
-			sqlite3_bind_int64(v, 2, (sqlite3_int64)k + 1);
-			bind_real(v, 3, st->incl);
-			bind_real(v, 4, st->excl);
-			db_step_reset(db, v);
+			db_batch_int(v, (int64_t)i + 1);
+			db_batch_int(v, (int64_t)k + 1);
+			db_batch_real(v, st->incl);
+			db_batch_real(v, st->excl);
 		}
 	}
-	sqlite3_finalize(c);
-	sqlite3_finalize(v);
+	db_batch_finish(v);
 }
 
 void tables_write_modules(sqlite3 *db, struct symbolizer *sym)

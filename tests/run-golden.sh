@@ -108,13 +108,14 @@ golden dump-t1-raw.txt "$CULPRIT" dump --raw golden/app-4242-0-t1.thread
 
 # The database itself: schema and every row, in a fixed order, without
 # the time it was made; the documented views whose rows are the stored
-# tables' values under their names (context_metrics, context_thread_metrics)
-# too.
+# tables' values under their names (contexts, context_metrics,
+# context_thread_metrics) too.
 database() {
 	sqlite3 -batch golden.db .schema || return 1
 	for t in $(sqlite3 -batch golden.db \
 			"select name from sqlite_master where type = 'table' or name in
-			 ('context_metrics', 'context_thread_metrics') order by name"); do
+			 ('contexts', 'context_metrics', 'context_thread_metrics')
+			 order by name"); do
 		n=$(sqlite3 -batch golden.db "select count(*) from pragma_table_info('$t')")
 		order=$(seq -s, 1 "$n")
 		echo "-- $t"

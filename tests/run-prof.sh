@@ -9,7 +9,7 @@ have sqlite3 || skip_all "the sqlite3 program is not installed"
 profile_e m CPUTIME@f4000 "$PROGRAMS/leaves" > /dev/null
 prof m
 check "prof: leaves: the database was written" [ -s m.db ]
-check "prof: schema version is 6" [ "$(sql m.db 'PRAGMA user_version')" = 6 ]
+check "prof: schema version is 7" [ "$(sql m.db 'PRAGMA user_version')" = 7 ]
 total=$(sql m.db "select total from metrics where event='cputime' and metric='work'")
 note "total CPU time $total s"
 for leaf in leaf_one:14.29 leaf_two:28.57 leaf_four:57.14; do
@@ -176,7 +176,7 @@ check "prof: -j1 and all cores give the same tree and values" \
 
 # The progress line.
 CULPRIT_PROGRESS=1 "$CULPRIT" prof -o progress.db t 2> err.txt
-check "prof: progress lines report the phases" grep -q "culprit: merging: thread" err.txt
+check "prof: progress lines report the phases" grep -Eq "culprit: +[0-9.]+ s merging: thread" err.txt
 check "prof: and a summary line says what was written" grep -q "wrote progress.db: 1 process, 6 threads" err.txt
 
 done_testing

@@ -160,19 +160,19 @@ keys dp q
 
 # ---- colour, and names from the program ------------------------------------------
 cp c.db evil.db
-sqlite3 evil.db "UPDATE contexts SET procedure = 'evil' || char(27) || '[2J' || char(7) || 'name' WHERE procedure = 'main'"
+sqlite3 evil.db "UPDATE names SET name = 'evil' || char(27) || '[2J' || char(7) || 'name' WHERE name = 'main'"
 start e 100 30 "'$CULPRIT' view evil.db"
 check "view: a name with control characters is shown safely" wait_for e "[-+] evil\?\[2J\?name"
 keys e q
 wait_for e "^EXIT=0$"
 cp c.db utf8.db
-sqlite3 utf8.db "UPDATE contexts SET procedure = 'caf' || char(233) || '_' || char(155) || 'x' WHERE procedure = 'main'"
+sqlite3 utf8.db "UPDATE names SET name = 'caf' || char(233) || '_' || char(155) || 'x' WHERE name = 'main'"
 $TMUX_CMD -u new-session -d -s u8 -x 100 -y 30 "TERM=screen LANG=C.UTF-8 '$CULPRIT' view utf8.db; echo EXIT=\$?; sleep 600"
 check "view: in a UTF-8 locale, UTF-8 names show as they are, C1 controls as ?" \
 	wait_for u8 "[-+] café_\?x"
 keys u8 q
 cp c.db moved.db
-sqlite3 moved.db "UPDATE contexts SET file = '/no/such/dir/callers.c' WHERE file LIKE '%callers.c'"
+sqlite3 moved.db "UPDATE names SET name = '/no/such/dir/callers.c' WHERE name LIKE '%callers.c'"
 start mv 100 30 "'$CULPRIT' view moved.db"
 wait_for mv "<program root>"
 keys mv / k e r n e l Enter s

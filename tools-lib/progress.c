@@ -11,6 +11,7 @@
 
 static struct {
 	double start;
+	double first;		/* the first progress_start: forced lines' clock */
 	int shown;
 	int active;
 	int forced;
@@ -28,6 +29,8 @@ void progress_start(const char *what)
 {
 	const char *force = getenv("CULPRIT_PROGRESS");
 	progress.forced = force && *force == '1';
+	if (progress.first == 0)
+		progress.first = now_seconds();
 	if (!progress.active) {
 		progress.start = now_seconds();
 		progress.active = 1;
@@ -46,9 +49,13 @@ void progress_update(const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(line, sizeof line, fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "\rculprit: %s: %s\033[K", progress.what, line);
+	/* Forced into a file or pipe, each line is timed, so that the log
+	 * says how long each step took. */
 	if (progress.forced && !isatty(STDERR_FILENO))
-		fputc('\n', stderr);
+		fprintf(stderr, "culprit: %7.3f s %s: %s\n", now_seconds() - progress.first,
+			progress.what, line);
+	else
+		fprintf(stderr, "\rculprit: %s: %s\033[K", progress.what, line);
 	progress.shown = 1;
 }
 

@@ -307,7 +307,7 @@ static int load_lines(struct vmodel *m, struct vrow *p)
 	sqlite3_stmt *s = prepare(m,
 		"SELECT c.file, c.line, m.metric, sum(m.exclusive) FROM contexts c "
 		"JOIN context_metrics m ON m.context_id = c.id AND m.event = ?1 AND m.metric IN "
-		METRIC_LIST " WHERE c.procedure IS ?2 AND c.module IS ?3 AND c.kind = '"
+		METRIC_LIST " WHERE c.procedure = ?2 AND c.module IS ?3 AND c.kind = '"
 		KIND_STATEMENT "' GROUP BY c.file, c.line, m.metric ORDER BY c.file, c.line");
 	if (!s)
 		return -1;
@@ -477,7 +477,7 @@ size_t model_line_values(struct vmodel *m, const char *procedure, const char *fi
 	*values = NULL;
 	sqlite3_stmt *s = prepare(m,
 		"SELECT c.line, sum(m.inclusive) FROM contexts c JOIN context_metrics m ON "
-		"m.context_id = c.id AND m.event = ?1 AND m.metric = ?2 WHERE c.procedure IS ?3 AND "
+		"m.context_id = c.id AND m.event = ?1 AND m.metric = ?2 WHERE c.procedure = ?3 AND "
 		"c.kind IN ('statement', 'callsite') AND c.file IS ?4 GROUP BY c.line ORDER BY c.line");
 	if (!s)
 		return 0;
