@@ -19,7 +19,6 @@ DELETE FROM context_thread_values;
 DELETE FROM procedure_metrics;
 DELETE FROM diagnoses;
 DROP INDEX IF EXISTS contexts_parent;
-DROP INDEX IF EXISTS contexts_procedure;
 -- Names 1-5000: the procedures; then the kinds, module and file.
 WITH RECURSIVE k(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM k WHERE i < 4999)
 INSERT INTO names (id, name) SELECT i + 1, 'proc_' || i FROM k;
@@ -42,6 +41,5 @@ SELECT procedure, module, file, 'cputime', 'work', max($n - id + 1) * 1e-6, coun
 FROM contexts GROUP BY procedure, module, file;
 UPDATE metrics SET total = $n * 1e-6 WHERE event = 'cputime' AND metric IN ('work', 'effort');
 CREATE INDEX contexts_parent ON context_tree(parent_id);
-CREATE INDEX contexts_procedure ON context_tree(procedure_id);
 COMMIT;
 SQL

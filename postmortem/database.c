@@ -223,12 +223,13 @@ const char db_schema_sql[] =
 	"  WHERE overhead_by IS NOT NULL\n"
 	"  GROUP BY procedure, module, overhead, overhead_by;\n";
 
-/* Children of a context and frames of a procedure are looked up by the
- * viewer and the callers queries; value-ordered queries scan, which is
- * fast enough and cheaper than keeping more indexes. */
+/* Children of a context are looked up by the viewer at every expansion.
+ * Value-ordered queries and the frames of a procedure scan: comparing a
+ * number in every context takes 0.14 s at 680k contexts, the same as
+ * with an index for a procedure with many frames, and the index on
+ * procedure_id cost 0.6 s of prof's time and 10 bytes per context. */
 static const char *indexes_sql =
 	"CREATE INDEX contexts_parent ON context_tree(parent_id);\n"
-	"CREATE INDEX contexts_procedure ON context_tree(procedure_id);\n"
 	"CREATE INDEX procedure_metrics_name ON procedure_metrics(procedure);\n";
 
 void db_finish_load(sqlite3 *db)

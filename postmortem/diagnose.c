@@ -553,8 +553,20 @@ static char *contention_advice(sqlite3 *db)
 	return out;
 }
 
-static void diagnose_event(sqlite3 *db, sqlite3_stmt *ins, const struct ctree *t,
-			   const struct shape *s, uint32_t ev, const struct diag_thresholds *th)
+/* One event's judgements: a candidate and its calls per context. */
+struct diag_event {
+	struct candidate *c;	/* NULL: the event has no effort */
+	struct calls *cs;
+	double total;
+};
+
+struct diag_result {
+	const struct ctree *t;
+	struct diag_event *ev;	/* per event of T */
+};
+
+static void judge_event(const struct ctree *t, const struct shape *s, uint32_t ev,
+			const struct diag_thresholds *th, struct diag_event *out)
 {
 	const struct ctx_derived *d = &t->derived[ev];
 	if (d->effort == CTX_NONE)
@@ -574,29 +586,47 @@ static void diagnose_event(sqlite3 *db, sqlite3_stmt *ins, const struct ctree *t
 		qsort_r(w.listed, w.nlisted, sizeof *w.listed, most_waste_first, w.c);
 	for (size_t k = 0; k < w.nlisted; k++)
 		w.c[w.listed[k]].rank = (uint32_t)k + 1;
-
-	struct calls *cs = xcalloc(t->n + 1, sizeof *cs);
-	gather_calls(t, s, w.c, &m, cs);
-	char *contention = contention_advice(db);
-	write_rows(db, ins, t, ev, w.c, cs, total, contention);
-	free(contention);
-	for (uint32_t i = 0; i < t->n; i++)
-		free(cs[i].share);
-	free(cs);
 	free(w.listed);
-	free(w.c);
+
+	out->cs = xcalloc(t->n + 1, sizeof *out->cs);
+	gather_calls(t, s, w.c, &m, out->cs);
+	out->c = w.c;
+	out->total = total;
 }
 
-void diagnose_write(sqlite3 *db, const struct ctree *t, const struct diag_thresholds *th)
+struct diag_result *diagnose(const struct ctree *t, const struct diag_thresholds *th)
 {
+	struct diag_result *d = xcalloc(1, sizeof *d);
+	d->t = t;
+	d->ev = xcalloc(t->nevent + 1, sizeof *d->ev);
+	struct shape s;
+	shape_make(&s, t);
+	for (uint32_t ev = 0; ev < t->nevent; ev++)
+		judge_event(t, &s, ev, th, &d->ev[ev]);
+	shape_free(&s);
+	return d;
+}
+
+void diagnose_write(sqlite3 *db, struct diag_result *d)
+{
+	const struct ctree *t = d->t;
 	sqlite3_stmt *ins = db_prepare(db, "INSERT INTO diagnoses (context_id, event, diagnosis, "
 					   "advice, rank, effort, effort_percent, idleness_percent, "
 					   "overhead_percent, waste_percent, scope, runtime_percent, "
 					   "runtime) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)");
-	struct shape s;
-	shape_make(&s, t);
-	for (uint32_t ev = 0; ev < t->nevent; ev++)
-		diagnose_event(db, ins, t, &s, ev, th);
-	shape_free(&s);
+	for (uint32_t ev = 0; ev < t->nevent; ev++) {
+		struct diag_event *e = &d->ev[ev];
+		if (!e->c)
+			continue;
+		char *contention = contention_advice(db);
+		write_rows(db, ins, t, ev, e->c, e->cs, e->total, contention);
+		free(contention);
+		for (uint32_t i = 0; i < t->n; i++)
+			free(e->cs[i].share);
+		free(e->cs);
+		free(e->c);
+	}
 	sqlite3_finalize(ins);
+	free(d->ev);
+	free(d);
 }

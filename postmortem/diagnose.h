@@ -43,8 +43,13 @@ struct diag_thresholds {
 #define DIAG_OVERHEAD_DEFAULT 0.20
 #define DIAG_SHARE_DEFAULT 0.02
 
-/* Fills the diagnoses table from the merged tree T, whose rules (if any)
- * say which code is a runtime's. */
-void diagnose_write(sqlite3 *db, const struct ctree *t, const struct diag_thresholds *th);
+struct diag_result;
+
+/* Judges every context of the merged tree T, whose rules (if any) say
+ * which code is a runtime's.  Reads T only and touches no database, so
+ * it may run beside the writing of the tree. */
+struct diag_result *diagnose(const struct ctree *t, const struct diag_thresholds *th);
+/* Fills the diagnoses table with D's judgements, and frees D. */
+void diagnose_write(sqlite3 *db, struct diag_result *d);
 
 #endif

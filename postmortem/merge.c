@@ -18,6 +18,7 @@
 #include "overhead.h"
 #include "schema.h"
 #include "symbolize.h"
+#include "thread_acc.h"
 #include "tools.h"
 
 #include <math.h>
@@ -75,13 +76,17 @@ static uint32_t child(struct ctree *t, uint32_t parent, int kind, uint32_t proce
 	if (t->n == t->cap) {
 		size_t cap = t->cap;
 		grow_array(&t->node, &cap, t->n + 1, sizeof *t->node);
-		t->stat = xrealloc(t->stat, cap * t->nmetric * sizeof *t->stat);
+		for (size_t m = 0; m < t->nmetric; m++)
+			if (t->mstat[m])
+				t->mstat[m] = xrealloc(t->mstat[m], cap * sizeof *t->mstat[m]);
 		t->cap = cap;
 	}
 	uint32_t id = (uint32_t)t->n++;
 	key.depth = parent == CTX_NONE ? 0 : t->node[parent].depth + 1;
 	t->node[id] = key;
-	memset(&t->stat[(size_t)id * t->nmetric], 0, t->nmetric * sizeof *t->stat);
+	for (size_t m = 0; m < t->nmetric; m++)
+		if (t->mstat[m])
+			t->mstat[m][id] = (struct ctx_stat){ 0, 0 };
 	t->slot[i] = id;
 	if (2 * t->n > t->mask)
 		rehash(t);
@@ -216,6 +221,7 @@ struct ctree *ctree_new(const struct experiment *e, const struct ovh_rules *rule
 		}
 	}
 
+	t->mstat = xcalloc(t->nmetric + 1, sizeof *t->mstat);
 	t->mask = 4095;
 	t->slot = xmalloc((t->mask + 1) * sizeof *t->slot);
 	memset(t->slot, 0xff, (t->mask + 1) * sizeof *t->slot);
@@ -247,7 +253,9 @@ void ctree_free(struct ctree *t)
 	free(t->event);
 	free(t->metric);
 	free(t->node);
-	free(t->stat);
+	for (size_t m = 0; m < t->nmetric; m++)
+		free(t->mstat[m]);
+	free(t->mstat);
 	free(t->slot);
 	strtab_free(t->str);
 	free(t);
@@ -385,74 +393,6 @@ static uint32_t resolve_ref(struct ctree *t, const struct exp_thread *th, uint64
 			return o->ctx_map[node];
 	}
 	return named_root(t, "<unresolved logical root>");
-}
-
-/* A thread's values, gathered sparsely by context. */
-struct acc {
-	uint32_t *ctx;		/* entry -> context */
-	double *excl, *incl;	/* entry * nmetric + metric */
-	size_t n, cap;
-	uint32_t *slot;		/* context -> entry + 1, open addressing */
-	size_t mask;
-	size_t nmetric;
-};
-
-static size_t acc_entry(struct acc *a, uint32_t ctx)
-{
-	size_t i = hash_mix(ctx) & a->mask;
-	while (a->slot[i]) {
-		if (a->ctx[a->slot[i] - 1] == ctx)
-			return a->slot[i] - 1;
-		i = (i + 1) & a->mask;
-	}
-	if (a->n == a->cap) {
-		size_t cap = a->cap;
-		grow_array(&a->ctx, &cap, a->n + 1, sizeof *a->ctx);
-		a->excl = xrealloc(a->excl, cap * a->nmetric * sizeof *a->excl);
-		a->incl = xrealloc(a->incl, cap * a->nmetric * sizeof *a->incl);
-		a->cap = cap;
-	}
-	size_t e = a->n++;
-	a->ctx[e] = ctx;
-	memset(&a->excl[e * a->nmetric], 0, a->nmetric * sizeof *a->excl);
-	memset(&a->incl[e * a->nmetric], 0, a->nmetric * sizeof *a->incl);
-	a->slot[i] = (uint32_t)e + 1;
-	if (2 * a->n > a->mask) {
-		size_t n = (a->mask + 1) * 2;
-		uint32_t *slot = xcalloc(n, sizeof *slot);
-		for (size_t k = 0; k < a->n; k++) {
-			size_t j = hash_mix(a->ctx[k]) & (n - 1);
-			while (slot[j])
-				j = (j + 1) & (n - 1);
-			slot[j] = (uint32_t)k + 1;
-		}
-		free(a->slot);
-		a->slot = slot;
-		a->mask = n - 1;
-	}
-	return e;
-}
-
-/* Adds the values V (nmetric) sampled at context CTX. */
-static void acc_add(struct acc *a, const struct ctree *t, uint32_t ctx, const double *v)
-{
-	size_t nm = a->nmetric;
-	size_t e = acc_entry(a, ctx);
-	for (size_t m = 0; m < nm; m++)
-		a->excl[e * nm + m] += v[m];
-	/* A statement's cost is also its frame's self cost. */
-	uint32_t parent = t->node[ctx].parent;
-	if (t->node[ctx].kind == CTX_STATEMENT && parent != CTX_NONE &&
-	    (t->node[parent].kind == CTX_FRAME || t->node[parent].kind == CTX_INLINED)) {
-		size_t p = acc_entry(a, parent);
-		for (size_t m = 0; m < nm; m++)
-			a->excl[p * nm + m] += v[m];
-	}
-	for (uint32_t c = ctx; c != CTX_NONE; c = t->node[c].parent) {
-		size_t k = acc_entry(a, c);
-		for (size_t m = 0; m < nm; m++)
-			a->incl[k * nm + m] += v[m];
-	}
 }
 
 /* ---- overhead ------------------------------------------------------------ */
@@ -664,50 +604,59 @@ static void gather_thread_values(struct ctree *t, const struct exp_thread *th, c
 		derive(t, map[node], v);
 		for (size_t m = 0; m < nm; m++)
 			totals[m] += v[m];
-		acc_add(a, t, map[node], v);
+		acc_sample(a, map[node], v);
 	}
 	free(v);
 	free(col);
 }
 
+/* Adds the thread's values gathered in A to T's, and passes each to SINK. */
+static void add_values(struct ctree *t, const struct exp_thread *th, const struct acc *a,
+		       ctx_thread_sink sink, void *arg)
+{
+	size_t n = acc_count(a);
+	for (size_t m = 0; m < t->nmetric; m++) {
+		const double *in = acc_inclusive(a, m), *ex = acc_exclusive(a, m);
+		if (!in)
+			continue;
+		if (!t->mstat[m])
+			t->mstat[m] = xcalloc(t->cap, sizeof *t->mstat[m]);
+		struct ctx_stat *stat = t->mstat[m];
+		for (size_t e = 0; e < n; e++) {
+			if (in[e] == 0 && ex[e] == 0)
+				continue;
+			uint32_t ctx = acc_context(a, e);
+			stat[ctx].incl += in[e];
+			stat[ctx].excl += ex[e];
+			if (sink)
+				sink(arg, th, ctx, (uint32_t)m, in[e], ex[e]);
+		}
+	}
+}
+
 void ctree_add_thread(struct ctree *t, struct exp_thread *th, ctx_thread_sink sink,
 		      void *arg, double *totals)
 {
-	size_t nm = t->nmetric;
 	uint32_t *map = map_thread_nodes(t, th);
-	struct acc a = { .nmetric = nm, .mask = 255 };
-	a.slot = xcalloc(a.mask + 1, sizeof *a.slot);
-	gather_thread_values(t, th, map, &a, totals);
+	struct acc *a = acc_new(t->nmetric);
+	gather_thread_values(t, th, map, a, totals);
+	acc_finish(a, t->node);
 
 	t->nthreads++;
-	if (th->seq != 0 && a.n) {
+	size_t n = acc_count(a);
+	if (th->seq != 0 && n) {
 		if (t->nsecondary < t->n) {
 			size_t old = t->nsecondary;
 			grow_array(&t->secondary, &t->nsecondary, t->n, 1);
 			memset(t->secondary + old, 0, t->nsecondary - old);
 		}
-		for (size_t k = 0; k < a.n; k++)
-			t->secondary[a.ctx[k]] = 1;
+		for (size_t e = 0; e < n; e++)
+			t->secondary[acc_context(a, e)] = 1;
 	}
-	for (size_t k = 0; k < a.n; k++) {
-		uint32_t ctx = a.ctx[k];
-		for (size_t m = 0; m < nm; m++) {
-			double in = a.incl[k * nm + m], ex = a.excl[k * nm + m];
-			if (in == 0 && ex == 0)
-				continue;
-			struct ctx_stat *s = ctree_stat(t, ctx, (uint32_t)m);
-			s->incl += in;
-			s->excl += ex;
-			if (sink)
-				sink(arg, th, ctx, (uint32_t)m, in, ex);
-		}
-	}
-	for (size_t m = 0; m < nm; m++)
+	add_values(t, th, a, sink, arg);
+	for (size_t m = 0; m < t->nmetric; m++)
 		t->metric[m].total += totals[m];
-	free(a.ctx);
-	free(a.excl);
-	free(a.incl);
-	free(a.slot);
+	acc_free(a);
 }
 
 int ctree_secondary(const struct ctree *t, uint32_t node)

@@ -95,7 +95,9 @@ struct ctree {
 	size_t nevent;
 	struct ctx_metric *metric;
 	size_t nmetric;
-	struct ctx_stat *stat;		/* node i, metric m at i * nmetric + m */
+	/* By metric: per node, NULL while every value is zero (most
+	 * causes and types are zero in most experiments). */
+	struct ctx_stat **mstat;
 	size_t nthreads;
 	/* Overhead: the rules, the types (strtab ids), the derived metrics
 	 * per event, and each context's class once asked for. */
@@ -151,9 +153,11 @@ typedef void (*ctx_procedure_sink)(void *arg, uint32_t procedure, uint32_t modul
 				   uint32_t file, uint32_t metric, double incl, double excl);
 void ctree_procedures(const struct ctree *t, ctx_procedure_sink sink, void *arg);
 
-static inline struct ctx_stat *ctree_stat(const struct ctree *t, uint32_t node, uint32_t metric)
+static inline const struct ctx_stat *ctree_stat(const struct ctree *t, uint32_t node,
+					       uint32_t metric)
 {
-	return &t->stat[(size_t)node * t->nmetric + metric];
+	static const struct ctx_stat zero;
+	return t->mstat[metric] ? &t->mstat[metric][node] : &zero;
 }
 
 #endif

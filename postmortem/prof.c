@@ -26,6 +26,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -302,7 +303,25 @@ static struct thread_values *merge_threads(sqlite3 *db, struct ctree *tree, stru
 	return values;
 }
 
-/* Everything that needs the whole tree, one table at a time.  Returns
+/* What can be worked out from the merged tree while the tree is being
+ * written: it reads the tree and touches no database. */
+struct analysis {
+	const struct ctree *tree;
+	const struct diag_thresholds *thresholds;
+	struct thread_values *values;
+	struct diag_result *diagnosis;	/* the result */
+};
+
+static void *analyse(void *arg)
+{
+	struct analysis *an = arg;
+	thread_values_sort(an->values);
+	an->diagnosis = diagnose(an->tree, an->thresholds);
+	return NULL;
+}
+
+/* Everything that needs the whole tree, one table at a time; with more
+ * than one job, the analysis runs on a second core meanwhile.  Returns
  * whether the measurement's quality deserves a warning, in WARNING. */
 static int write_results(sqlite3 *db, const struct prof_options *o, const struct prof *p,
 			 struct thread_values *values, char *warning, size_t size)
@@ -311,13 +330,21 @@ static int write_results(sqlite3 *db, const struct prof_options *o, const struct
 	tables_write_events(db, p->tree);
 	waits_write_threads(db);
 	quality_write(db);
-	tables_write_tree(db, p->tree, thread_values_sole(values));
+	const uint32_t *sole = thread_values_sole(values);
+	struct analysis an = { p->tree, &o->thresholds, values, NULL };
+	pthread_t worker;
+	int beside = o->jobs > 1 && pthread_create(&worker, NULL, analyse, &an) == 0;
+	tables_write_tree(db, p->tree, sole);
+	if (beside)
+		pthread_join(worker, NULL);
+	else
+		analyse(&an);
 	progress_update("%zu per-thread values", thread_values_count(values));
 	thread_values_write(values);
 	progress_update("procedures");
 	tables_write_procedures(db, p->tree);
 	progress_update("diagnoses");
-	diagnose_write(db, p->tree, &o->thresholds);
+	diagnose_write(db, an.diagnosis);
 	tables_write_thresholds(db, &o->thresholds);
 	tables_write_rules(db, &p->rules);
 	tables_write_modules(db, p->sym);

@@ -75,6 +75,7 @@ struct thread_values {
 	size_t nrows, caprows;
 	sqlite3_stmt *totals;		/* INSERT INTO thread_metrics */
 	uint32_t *sole;			/* by context: see thread_values_sole */
+	int sorted;			/* rows: only those to write, in order */
 };
 
 struct thread_values *thread_values_new(sqlite3 *db, const struct ctree *tree)
@@ -145,16 +146,27 @@ const uint32_t *thread_values_sole(struct thread_values *v)
 	return v->sole;
 }
 
-void thread_values_write(struct thread_values *v)
+void thread_values_sort(struct thread_values *v)
 {
 	const uint32_t *sole = thread_values_sole(v);
+	/* A context one thread reached: its total says it all.  The rest
+	 * (a few rows in six, typically) go in key order. */
+	size_t n = 0;
+	for (size_t i = 0; i < v->nrows; i++)
+		if (sole[v->rows[i].ctx] == SOLE_SEVERAL)
+			v->rows[n++] = v->rows[i];
+	v->nrows = n;
+	qsort(v->rows, n, sizeof *v->rows, by_key);
+	v->sorted = 1;
+}
+
+void thread_values_write(struct thread_values *v)
+{
+	if (!v->sorted)
+		thread_values_sort(v);
 	struct db_batch *b = db_batch_new(v->db, "context_thread_values", 5);
-	qsort(v->rows, v->nrows, sizeof *v->rows, by_key);
 	for (size_t i = 0; i < v->nrows; i++) {
 		const struct thread_row *r = &v->rows[i];
-		/* A context one thread reached: its total says it all. */
-		if (sole[r->ctx] != SOLE_SEVERAL)
-			continue;
 		db_batch_int(b, (int64_t)r->ctx + 1);
 		db_batch_int(b, (int64_t)r->metric + 1);
 		db_batch_int(b, r->thread);

@@ -60,5 +60,9 @@ const uint32_t *thread_values_sole(struct thread_values *v);
 /* Writes the values of contexts several threads reached into
  * context_thread_values (the others' are their totals) and frees V. */
 void thread_values_write(struct thread_values *v);
+/* Keeps only the rows context_thread_values needs, in its key order:
+ * the first half of thread_values_write, which touches no database and
+ * may run beside other writing (after thread_values_sole). */
+void thread_values_sort(struct thread_values *v);
 
 #endif

@@ -1,0 +1,189 @@
+/* thread_acc.c - one thread's values, gathered by context (thread_acc.h). */
+#include "thread_acc.h"
+#include "hash.h"
+#include "merge.h"
+#include "tools.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct acc {
+	uint32_t *ctx;		/* entry -> context */
+	size_t n, cap;
+	uint32_t *slot;		/* context -> entry + 1, open addressing */
+	size_t mask;
+	size_t nmetric;
+	/* By metric, per entry, NULL while the thread has none of it: what
+	 * was sampled at the context itself, then the results. */
+	double **own, **incl, **excl;
+};
+
+struct acc *acc_new(size_t nmetric)
+{
+	struct acc *a = xcalloc(1, sizeof *a);
+	a->nmetric = nmetric;
+	a->mask = 255;
+	a->slot = xcalloc(a->mask + 1, sizeof *a->slot);
+	a->own = xcalloc(nmetric + 1, sizeof *a->own);
+	a->incl = xcalloc(nmetric + 1, sizeof *a->incl);
+	a->excl = xcalloc(nmetric + 1, sizeof *a->excl);
+	return a;
+}
+
+void acc_free(struct acc *a)
+{
+	if (!a)
+		return;
+	for (size_t m = 0; m < a->nmetric; m++) {
+		free(a->own[m]);
+		free(a->incl[m]);
+		free(a->excl[m]);
+	}
+	free(a->own);
+	free(a->incl);
+	free(a->excl);
+	free(a->ctx);
+	free(a->slot);
+	free(a);
+}
+
+static void rehash(struct acc *a)
+{
+	size_t n = (a->mask + 1) * 2;
+	uint32_t *slot = xcalloc(n, sizeof *slot);
+	for (size_t k = 0; k < a->n; k++) {
+		size_t j = hash_mix(a->ctx[k]) & (n - 1);
+		while (slot[j])
+			j = (j + 1) & (n - 1);
+		slot[j] = (uint32_t)k + 1;
+	}
+	free(a->slot);
+	a->slot = slot;
+	a->mask = n - 1;
+}
+
+/* The entry of context CTX, added (with zero values) if new. */
+static size_t entry(struct acc *a, uint32_t ctx)
+{
+	size_t i = hash_mix(ctx) & a->mask;
+	while (a->slot[i]) {
+		if (a->ctx[a->slot[i] - 1] == ctx)
+			return a->slot[i] - 1;
+		i = (i + 1) & a->mask;
+	}
+	if (a->n == a->cap) {
+		size_t cap = a->cap;
+		grow_array(&a->ctx, &cap, a->n + 1, sizeof *a->ctx);
+		for (size_t m = 0; m < a->nmetric; m++)
+			if (a->own[m])
+				a->own[m] = xrealloc(a->own[m], cap * sizeof **a->own);
+		a->cap = cap;
+	}
+	size_t e = a->n++;
+	a->ctx[e] = ctx;
+	for (size_t m = 0; m < a->nmetric; m++)
+		if (a->own[m])
+			a->own[m][e] = 0;
+	a->slot[i] = (uint32_t)e + 1;
+	if (2 * a->n > a->mask)
+		rehash(a);
+	return e;
+}
+
+void acc_sample(struct acc *a, uint32_t ctx, const double *v)
+{
+	size_t e = entry(a, ctx);
+	for (size_t m = 0; m < a->nmetric; m++) {
+		if (v[m] == 0)
+			continue;
+		if (!a->own[m])
+			a->own[m] = xcalloc(a->cap, sizeof **a->own);
+		a->own[m][e] += v[m];
+	}
+}
+
+static int is_frame(const struct ctx_node *n)
+{
+	return n->kind == CTX_FRAME || n->kind == CTX_INLINED;
+}
+
+/* Entries deepest first, so that each comes before its parent: a
+ * counting sort by depth. */
+static uint32_t *deepest_first(const struct acc *a, const struct ctx_node *nodes)
+{
+	uint32_t maxdepth = 0;
+	for (size_t e = 0; e < a->n; e++)
+		if (nodes[a->ctx[e]].depth > maxdepth)
+			maxdepth = nodes[a->ctx[e]].depth;
+	size_t *start = xcalloc((size_t)maxdepth + 2, sizeof *start);
+	for (size_t e = 0; e < a->n; e++)
+		start[maxdepth - nodes[a->ctx[e]].depth + 1]++;
+	for (size_t d = 1; d <= (size_t)maxdepth + 1; d++)
+		start[d] += start[d - 1];
+	uint32_t *order = xmalloc((a->n + 1) * sizeof *order);
+	for (size_t e = 0; e < a->n; e++)
+		order[start[maxdepth - nodes[a->ctx[e]].depth]++] = (uint32_t)e;
+	free(start);
+	return order;
+}
+
+void acc_finish(struct acc *a, const struct ctx_node *nodes)
+{
+	/* Every context above one sampled (the list grows as it goes), each
+	 * entry's parent entry, and whether it is a statement whose value
+	 * is also its frame's. */
+	uint32_t *parent = NULL;
+	uint8_t *to_frame = NULL;
+	size_t cap = 0, capf = 0;
+	for (size_t e = 0; e < a->n; e++) {
+		const struct ctx_node *n = &nodes[a->ctx[e]];
+		grow_array(&parent, &cap, e + 1, sizeof *parent);
+		grow_array(&to_frame, &capf, e + 1, 1);
+		parent[e] = n->parent == CTX_NONE ? UINT32_MAX : (uint32_t)entry(a, n->parent);
+		to_frame[e] = n->kind == CTX_STATEMENT && n->parent != CTX_NONE &&
+			      is_frame(&nodes[n->parent]);
+	}
+	uint32_t *order = deepest_first(a, nodes);
+	for (size_t m = 0; m < a->nmetric; m++) {
+		const double *own = a->own[m];
+		if (!own)
+			continue;
+		double *in = xmalloc((a->n + 1) * sizeof *in);
+		double *ex = xmalloc((a->n + 1) * sizeof *ex);
+		memcpy(in, own, a->n * sizeof *in);
+		memcpy(ex, own, a->n * sizeof *ex);
+		for (size_t k = 0; k < a->n; k++) {
+			uint32_t e = order[k], p = parent[e];
+			if (p == UINT32_MAX)
+				continue;
+			in[p] += in[e];
+			if (to_frame[e])
+				ex[p] += own[e];
+		}
+		a->incl[m] = in;
+		a->excl[m] = ex;
+	}
+	free(order);
+	free(to_frame);
+	free(parent);
+}
+
+size_t acc_count(const struct acc *a)
+{
+	return a->n;
+}
+
+uint32_t acc_context(const struct acc *a, size_t e)
+{
+	return a->ctx[e];
+}
+
+const double *acc_inclusive(const struct acc *a, size_t metric)
+{
+	return a->incl[metric];
+}
+
+const double *acc_exclusive(const struct acc *a, size_t metric)
+{
+	return a->excl[metric];
+}
