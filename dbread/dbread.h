@@ -33,6 +33,9 @@ struct dbr {
 	size_t nevents;
 	int64_t ncontexts;
 	struct dbr_tree *tree;		/* read on first need (dbr_tree) */
+	struct strtab *names;		/* names read without the tree */
+	const char **name_by_id;	/* schema 7 on: names.id -> interned */
+	size_t nnames;
 	char *error;			/* the last problem, one line */
 };
 
@@ -120,6 +123,23 @@ int dbr_is_frame(char kind);
  * unwind), which nothing called.  0 for a root or an unknown id.  The
  * database's procedure_callers view says the same in SQL. */
 int64_t dbr_caller(struct dbr *r, int64_t id);
+
+/* A context's caller, as dbr_caller says, with the caller's kind letter
+ * and procedure (interned: equal names are equal pointers, owned by R). */
+struct dbr_caller_of {
+	int64_t caller;		/* 0: none */
+	char kind;
+	const char *procedure;
+};
+/* The callers of the N contexts IDS into OUT, without reading the whole
+ * tree when it is not read yet: a procedure's 100,000 frames cost 100,000
+ * lookups, not the million contexts of the tree. */
+int dbr_callers(struct dbr *r, const int64_t *ids, size_t n, struct dbr_caller_of *out);
+/* Finishes callers found two levels up: where OUT has -1 (not a frame or
+ * root there), and for all when the tree is read, dbr_caller decides. */
+int dbr_callers_walk(struct dbr *r, const int64_t *ids, size_t n, struct dbr_caller_of *out);
+/* Schema 7 on: the name of names.id ID, interned in R; NULL for none. */
+const char *dbr_name(struct dbr *r, int64_t id);
 /* A context kind's name in the database ("frame") from its letter. */
 const char *dbr_kind_name(char kind);
 
@@ -138,11 +158,13 @@ void dbr_procedures_free(struct dbr_procedure *p, size_t count);
 
 /* The frames (frame and inlined contexts) of procedure P with a value of
  * any of METRICS (N) for EVENT, in id order: their ids and values, as one
- * dbr_procedure each (only incl and excl set).  The callers views start
- * from these and go up with dbr_caller. */
+ * dbr_procedure each (only incl and excl set), and unless CALLERS is
+ * NULL, their callers (dbr_callers; *CALLERS is the caller's to free).
+ * The callers views start from these and go up with dbr_callers. */
 int dbr_procedure_frames(struct dbr *r, const struct dbr_procedure *p, const char *event,
 			 const char *const *metrics, size_t n, int64_t **ids,
-			 struct dbr_procedure **values, size_t *count);
+			 struct dbr_procedure **values, struct dbr_caller_of **callers,
+			 size_t *count);
 
 /* ---- contexts.c: children and paths -------------------------------------------- */
 

@@ -70,30 +70,91 @@ void dbr_procedures_free(struct dbr_procedure *p, size_t count)
 	free(p);
 }
 
+/* By metrics.id: the index in METRICS (N) of EVENT's metric of that
+ * number, -1 for others; *COUNT entries.  NULL after setting the error. */
+static int *metric_indexes(struct dbr *r, const char *event, const char *const *metrics, size_t n,
+			   size_t *count)
+{
+	sqlite3_stmt *s = dbr_prepare(r, "SELECT id, metric FROM " TBL_METRICS " WHERE event = ?");
+	if (!s)
+		return NULL;
+	sqlite3_bind_text(s, 1, event, -1, SQLITE_STATIC);
+	int *index = NULL;
+	size_t cap = 0;
+	*count = 0;
+	while (sqlite3_step(s) == SQLITE_ROW) {
+		sqlite3_int64 id = sqlite3_column_int64(s, 0);
+		if (id < 0 || id > 1000000)
+			continue;
+		if ((size_t)id >= *count) {
+			grow_array(&index, &cap, (size_t)id + 1, sizeof *index);
+			for (size_t i = *count; i <= (size_t)id; i++)
+				index[i] = -1;
+			*count = (size_t)id + 1;
+		}
+		index[id] = dbr_metric_index(metrics, n, (const char *)sqlite3_column_text(s, 1));
+	}
+	sqlite3_finalize(s);
+	return index ? index : xcalloc(1, sizeof *index);
+}
+
 int dbr_procedure_frames(struct dbr *r, const struct dbr_procedure *p, const char *event,
 			 const char *const *metrics, size_t n, int64_t **ids,
-			 struct dbr_procedure **values, size_t *count)
+			 struct dbr_procedure **values, struct dbr_caller_of **callers,
+			 size_t *count)
 {
 	*ids = NULL;
 	*values = NULL;
+	if (callers)
+		*callers = NULL;
 	*count = 0;
 #define FRAMES_SQL(values)                                                      \
 	"SELECT c.id, m.metric, m.inclusive, m.exclusive FROM " TBL_CONTEXTS " c JOIN " values \
 	" m ON m.context_id = c.id AND m.event = ?1 AND m.metric IN %s WHERE c.procedure = ?2 " \
 	"AND c.module IS ?3 AND c.file IS ?4 AND c.kind IN ('" KIND_FRAME "', '" KIND_INLINED \
 	"') ORDER BY c.id"
-	sqlite3_stmt *s = dbr_prepare_metrics(r, r->schema >= 6 ? FRAMES_SQL(VALUES_BY_NAME)
-							       : FRAMES_SQL(TBL_CONTEXT_METRICS),
-					      metrics, n, event);
-	if (!s)
+	/* Schema 7 on: numbers compared in every context, and every value of
+	 * a frame read in one step, its metric found by number here. */
+	/* The caller too (dbr_callers' rule), at no extra scan. */
+#define FRAMES_BY_NUMBER_SQL                                                    \
+	"SELECT c.id, v.metric_id, v.inclusive, v.exclusive, k.id, k.kind_id, k.procedure_id " \
+	"FROM " TBL_CONTEXT_TREE " c JOIN context_values v ON v.context_id = c.id "  \
+	"JOIN " TBL_CONTEXT_TREE " u ON u.id = c.parent_id JOIN " TBL_CONTEXT_TREE " k " \
+	"ON k.id = CASE WHEN u.kind_id IN (SELECT id FROM names WHERE name IN ('"    \
+	KIND_CALLSITE "', '" KIND_STATEMENT "')) THEN u.parent_id ELSE u.id END "     \
+	"WHERE c.procedure_id = " NAME_ID("?2") " AND c.module_id IS " NAME_ID("?3")   \
+	" AND c.file_id IS " NAME_ID("?4") " AND c.kind_id IN (SELECT id FROM names "  \
+	"WHERE name IN ('" KIND_FRAME "', '" KIND_INLINED "')) ORDER BY c.id"
+	int by_number = r->schema >= 7;
+	size_t nindex = 0;
+	int *index = by_number ? metric_indexes(r, event, metrics, n, &nindex) : NULL;
+	if (by_number && !index)
 		return -1;
+	sqlite3_stmt *s = by_number ? dbr_prepare(r, FRAMES_BY_NUMBER_SQL)
+			  : dbr_prepare_metrics(r, r->schema >= 6 ? FRAMES_SQL(VALUES_BY_NAME)
+								  : FRAMES_SQL(TBL_CONTEXT_METRICS),
+						metrics, n, event);
+	if (!s) {
+		free(index);
+		return -1;
+	}
 	sqlite3_bind_text(s, 2, p->procedure, -1, SQLITE_STATIC);
 	sqlite3_bind_text(s, 3, p->module, -1, SQLITE_STATIC);
 	sqlite3_bind_text(s, 4, p->file, -1, SQLITE_STATIC);
-	size_t cap = 0, capv = 0;
+	size_t cap = 0, capv = 0, capc = 0;
+	struct dbr_caller_of *of = NULL;
 	int rc;
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		int64_t id = sqlite3_column_int64(s, 0);
+		int k;
+		if (by_number) {
+			sqlite3_int64 m = sqlite3_column_int64(s, 1);
+			k = m >= 0 && (size_t)m < nindex ? index[m] : -1;
+		} else {
+			k = dbr_metric_index(metrics, n, (const char *)sqlite3_column_text(s, 1));
+		}
+		if (k < 0)
+			continue;
 		if (!*count || (*ids)[*count - 1] != id) {
 			grow_array(ids, &cap, *count + 1, sizeof **ids);
 			grow_array(values, &capv, *count + 1, sizeof **values);
@@ -101,15 +162,33 @@ int dbr_procedure_frames(struct dbr *r, const struct dbr_procedure *p, const cha
 			memset(v, 0, sizeof *v);
 			v->incl = xcalloc(n, sizeof *v->incl);
 			v->excl = xcalloc(n, sizeof *v->excl);
+			if (by_number && callers) {
+				grow_array(&of, &capc, *count + 1, sizeof *of);
+				const char *kind = dbr_name(r, sqlite3_column_int64(s, 5));
+				int walk = !kind || (!dbr_is_frame(kind[0]) && kind[0] != KIND_ROOT[0]);
+				of[*count] = (struct dbr_caller_of){
+					walk ? -1 : sqlite3_column_int64(s, 4), kind ? kind[0] : 0,
+					dbr_name(r, sqlite3_column_int64(s, 6)) };
+			}
 			(*ids)[(*count)++] = id;
 		}
-		int k = dbr_metric_index(metrics, n, (const char *)sqlite3_column_text(s, 1));
-		if (k >= 0) {
-			(*values)[*count - 1].incl[k] = sqlite3_column_double(s, 2);
-			(*values)[*count - 1].excl[k] = sqlite3_column_double(s, 3);
-		}
+		(*values)[*count - 1].incl[k] = sqlite3_column_double(s, 2);
+		(*values)[*count - 1].excl[k] = sqlite3_column_double(s, 3);
 	}
 	sqlite3_finalize(s);
+	free(index);
+	if (rc == SQLITE_DONE && callers) {
+		/* Older schemas, and callers that need a walk, the other way. */
+		if (!by_number)
+			of = xcalloc(*count + 1, sizeof *of);
+		if ((by_number ? dbr_callers_walk(r, *ids, *count, of)
+			       : dbr_callers(r, *ids, *count, of)) < 0)
+			rc = SQLITE_ERROR;
+	}
+	if (rc == SQLITE_DONE && callers)
+		*callers = of;
+	else
+		free(of);
 	if (rc != SQLITE_DONE) {
 		free(*ids);
 		dbr_procedures_free(*values, *count);

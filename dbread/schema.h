@@ -18,6 +18,13 @@
 	"v.inclusive AS inclusive, v.exclusive AS exclusive FROM context_values v " \
 	"JOIN metrics m ON m.id = v.metric_id)"
 
+/* From schema 7 the tree is stored with its names by number
+ * (context_tree, names).  The id of the name bound as parameter P, for
+ * comparing with IS: NULL for a null P, -1 for a name not there. */
+#define NAME_ID(p)                                                            \
+	"(CASE WHEN " p " IS NULL THEN NULL ELSE coalesce((SELECT id FROM names " \
+	"WHERE name = " p "), -1) END)"
+
 /* ---- tables and views ---- */
 #define TBL_INFO		"culprit_info"
 #define TBL_PROCESSES		"processes"

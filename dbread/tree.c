@@ -3,6 +3,7 @@
 #include "internal.h"
 #include "tools.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -217,6 +218,141 @@ int64_t dbr_caller(struct dbr *r, int64_t id)
 	while (p != UINT32_MAX && !dbr_is_frame(t->c[p].kind) && t->c[p].kind != KIND_ROOT[0])
 		p = t->c[p].parent;
 	return p == UINT32_MAX ? 0 : (int64_t)p + 1;
+}
+
+/* Ids per statement of dbr_callers (SQLite takes up to 32766 parameters);
+ * the last chunk is padded with 0, which is no context. */
+#define CALLERS_CHUNK 500
+
+/* The caller of each context asked for: the frame or root above it, or
+ * above its call site.  Schema 7 on by numbers, with the names read once
+ * (dbr_name); before, through the contexts table. */
+static sqlite3_stmt *prepare_callers(struct dbr *r)
+{
+	char *sql = xmalloc(600 + CALLERS_CHUNK * 2);
+	char *p = sql + sprintf(sql, r->schema >= 7
+		? "SELECT f.id, k.id, k.kind_id, k.procedure_id FROM " TBL_CONTEXT_TREE " f "
+		  "JOIN " TBL_CONTEXT_TREE " s ON s.id = f.parent_id "
+		  "JOIN " TBL_CONTEXT_TREE " k ON k.id = CASE WHEN s.kind_id IN (SELECT id FROM "
+		  TBL_NAMES " WHERE name IN ('" KIND_CALLSITE "', '" KIND_STATEMENT "')) "
+		  "THEN s.parent_id ELSE s.id END WHERE f.id IN ("
+		: "SELECT f.id, k.id, k.kind, k.procedure FROM " TBL_CONTEXTS " f "
+		  "JOIN " TBL_CONTEXTS " s ON s.id = f.parent_id "
+		  "JOIN " TBL_CONTEXTS " k ON k.id = CASE WHEN s.kind IN ('" KIND_CALLSITE "', '"
+		  KIND_STATEMENT "') THEN s.parent_id ELSE s.id END WHERE f.id IN (");
+	for (size_t i = 0; i < CALLERS_CHUNK; i++)
+		p += sprintf(p, i ? ",?" : "?");
+	strcpy(p, ")");
+	sqlite3_stmt *s = dbr_prepare(r, sql);
+	free(sql);
+	return s;
+}
+
+/* Column I of row S: a name (schema 7 on: its number), interned in R. */
+static const char *row_name(struct dbr *r, sqlite3_stmt *s, int i)
+{
+	if (r->schema >= 7)
+		return dbr_name(r, sqlite3_column_int64(s, i));
+	const char *v = (const char *)sqlite3_column_text(s, i);
+	return v ? strtab_get(r->names, strtab_intern(r->names, v)) : NULL;
+}
+
+/* The callers of IDS (N, at most CALLERS_CHUNK) with statement S.  A
+ * context whose parent is neither a frame nor a root, nor under a call
+ * site of one (not a tree prof makes), gets -1: dbr_caller walks on. */
+static int callers_chunk(struct dbr *r, sqlite3_stmt *s, const int64_t *ids, size_t n,
+			 struct dbr_caller_of *out)
+{
+	for (size_t i = 0; i < CALLERS_CHUNK; i++)
+		sqlite3_bind_int64(s, (int)i + 1, i < n ? ids[i] : 0);
+	for (size_t i = 0; i < n; i++)
+		out[i] = (struct dbr_caller_of){ 0, 0, NULL };
+	int rc;
+	size_t at = 0;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		int64_t id = sqlite3_column_int64(s, 0);
+		/* Rows come in any order; ids are usually ascending. */
+		size_t i = at < n && ids[at] == id ? at : 0;
+		while (i < n && ids[i] != id)
+			i++;
+		at = i + 1;
+		const char *kind = row_name(r, s, 2);
+		int walk = !kind || (!dbr_is_frame(kind[0]) && kind[0] != KIND_ROOT[0]);
+		const char *proc = row_name(r, s, 3);
+		for (size_t j = i; j < n; j++) {	/* an id asked for twice */
+			if (ids[j] != id)
+				continue;
+			out[j].caller = walk ? -1 : sqlite3_column_int64(s, 1);
+			out[j].kind = kind ? kind[0] : 0;
+			out[j].procedure = proc;
+		}
+	}
+	sqlite3_reset(s);
+	return rc == SQLITE_DONE ? 0 : dbr_fail_sql(r);
+}
+
+int dbr_callers(struct dbr *r, const int64_t *ids, size_t n, struct dbr_caller_of *out)
+{
+	if (!r->tree) {
+		if (!r->names)
+			r->names = strtab_new();
+		sqlite3_stmt *s = prepare_callers(r);
+		if (!s)
+			return -1;
+		for (size_t i = 0; i < n; i += CALLERS_CHUNK) {
+			size_t k = n - i < CALLERS_CHUNK ? n - i : CALLERS_CHUNK;
+			if (callers_chunk(r, s, ids + i, k, out + i) < 0) {
+				sqlite3_finalize(s);
+				return -1;
+			}
+		}
+		sqlite3_finalize(s);
+	}
+	return dbr_callers_walk(r, ids, n, out);
+}
+
+int dbr_callers_walk(struct dbr *r, const int64_t *ids, size_t n, struct dbr_caller_of *out)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (r->tree || out[i].caller < 0) {
+			const struct dbr_tree *t = dbr_tree(r);
+			if (!t)
+				return -1;
+			out[i].caller = dbr_caller(r, ids[i]);
+			const struct dbr_ctx *c = out[i].caller ? &t->c[out[i].caller - 1] : NULL;
+			out[i].kind = c ? c->kind : 0;
+			out[i].procedure = c ? c->procedure : NULL;
+		}
+	}
+	return 0;
+}
+
+const char *dbr_name(struct dbr *r, int64_t id)
+{
+	if (!r->names)
+		r->names = strtab_new();
+	if (!r->name_by_id) {
+		sqlite3_stmt *s = dbr_prepare(r, "SELECT id, name FROM " TBL_NAMES);
+		size_t cap = 0;
+		r->name_by_id = xcalloc(1, sizeof *r->name_by_id);
+		r->nnames = 1;
+		while (s && sqlite3_step(s) == SQLITE_ROW) {
+			sqlite3_int64 k = sqlite3_column_int64(s, 0);
+			if (k < 1 || k > (sqlite3_int64)UINT32_MAX)
+				continue;
+			if ((size_t)k >= r->nnames) {
+				cap = r->nnames;
+				grow_array(&r->name_by_id, &cap, (size_t)k + 1, sizeof *r->name_by_id);
+				memset(r->name_by_id + r->nnames, 0,
+				       ((size_t)k + 1 - r->nnames) * sizeof *r->name_by_id);
+				r->nnames = (size_t)k + 1;
+			}
+			const char *v = (const char *)sqlite3_column_text(s, 1);
+			r->name_by_id[k] = v ? strtab_get(r->names, strtab_intern(r->names, v)) : NULL;
+		}
+		sqlite3_finalize(s);
+	}
+	return id > 0 && (size_t)id < r->nnames ? r->name_by_id[id] : NULL;
 }
 
 const char *dbr_kind_name(char kind)

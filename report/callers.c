@@ -116,7 +116,7 @@ static ssize_t frames_of(const struct report *r, const struct dbr_procedure *p, 
 	int64_t *ids;
 	struct dbr_procedure *v;
 	size_t nf, n = 0;
-	if (dbr_procedure_frames(r->db, p, r->ch.event, &metric, 1, &ids, &v, &nf) < 0) {
+	if (dbr_procedure_frames(r->db, p, r->ch.event, &metric, 1, &ids, &v, NULL, &nf) < 0) {
 		msg_error("%s", dbr_error(r->db));
 		return -1;
 	}

@@ -259,5 +259,15 @@ keys big q
 wait_for big "^EXIT=0$"
 note "$(cat big.timing)"
 check "view: it says how long its first screen took" grep -q "first screen in [0-9.]* ms (1000000 contexts)" big.timing
+# The callers of a procedure come from its frames alone (dbr_callers),
+# not from the whole tree: the same groups either way.
+start bigc 100 30 "'$CULPRIT' view --timing --view=callers big.db 2> bigc.timing"
+wait_for bigc "\+ proc_2 "
+keys bigc j Enter
+check "view: a procedure's callers on the million-context database" wait_for bigc "% from proc_"
+keys bigc q
+wait_for bigc "^EXIT=0$"
+note "$(cat bigc.timing)"
+check "view: --timing names the slowest expansion" grep -q "slowest expansion [0-9.]* ms" bigc.timing
 
 done_testing

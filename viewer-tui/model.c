@@ -4,8 +4,8 @@
  * Nothing is read until it is shown: opening reads the events and the
  * root's children; expanding a context reads its children, and the
  * callers and flat views read the procedure list when first shown.  The
- * callers view goes up from a procedure's frames with dbr_caller, the
- * same rule culprit report uses. */
+ * callers view goes up from a procedure's frames with dbr_callers, the
+ * rule culprit report uses (dbr_caller). */
 #define _GNU_SOURCE
 #include "tools.h"
 #include "view.h"
@@ -205,7 +205,7 @@ static int load_instances(struct vmodel *m, struct vrow *p)
 	struct dbr_procedure *v;
 	size_t n;
 	if (dbr_procedure_frames(m->db, &q, event_name(m), vmetric_name, VM_COUNT, &p->inst, &v,
-				 &n) < 0)
+				 &p->icallers, &n) < 0)
 		return set_error(m);
 	p->ninst = n;
 	p->ivals = xcalloc(n + 1, sizeof *p->ivals);
@@ -219,16 +219,24 @@ static int load_instances(struct vmodel *m, struct vrow *p)
 
 /* Groups the frames of group G (instance indices IDX, whose callers so
  * far are FRONT) by the procedure of their next callers, as G's
- * children.  A root ends a chain: nothing called it.  The tree's names
- * are interned (dbread), so a caller's procedure is found by its
+ * children.  A root ends a chain: nothing called it.  The callers come
+ * from dbr_callers, which looks up only these frames (not the whole
+ * tree) and interns the names, so a caller's procedure is found by its
  * pointer in a hash: a procedure with 100,000 frames and thousands of
  * callers is grouped in one pass. */
 static int load_caller_groups(struct vmodel *m, struct vrow *g, const struct vinst *iv,
 			      const uint32_t *idx, const int64_t *front, size_t n)
 {
-	const struct dbr_tree *t = dbr_tree(m->db);
-	if (!t)
-		return set_error(m);
+	/* A procedure's first callers came with its frames. */
+	struct dbr_caller_of *of = g->icallers;
+	g->icallers = NULL;
+	if (!of) {
+		of = xcalloc(n + 1, sizeof *of);
+		if (dbr_callers(m->db, front, n, of) < 0) {
+			free(of);
+			return set_error(m);
+		}
+	}
 	size_t mask = 16;
 	while (mask < 2 * n)
 		mask *= 2;
@@ -243,11 +251,10 @@ static int load_caller_groups(struct vmodel *m, struct vrow *g, const struct vin
 	/* First pass: each frame's caller and its group, and the groups'
 	 * sizes (in ninst); the second fills them. */
 	for (size_t i = 0; i < n; i++) {
-		caller[i] = dbr_caller(m->db, front[i]);
+		caller[i] = of[i].caller;
 		if (!caller[i])
 			continue;
-		const struct dbr_ctx *c = &t->c[caller[i] - 1];
-		const char *name = c->procedure ? c->procedure : "?";
+		const char *name = of[i].procedure ? of[i].procedure : "?";
 		size_t h = ((uintptr_t)name >> 4) * 0x9e3779b97f4a7c15ull & mask;
 		while (slot[h].name && slot[h].name != name)
 			h = (h + 1) & mask;
@@ -259,9 +266,10 @@ static int load_caller_groups(struct vmodel *m, struct vrow *g, const struct vin
 		}
 		struct vrow *k = group[i] = slot[h].row;
 		k->ninst++;
-		if (c->kind == KIND_ROOT[0])
+		if (of[i].kind == KIND_ROOT[0])
 			k->leaf = 1;
 	}
+	free(of);
 	for (size_t j = 0; j < g->nkids; j++) {
 		struct vrow *k = g->kid[j];
 		k->inst = xcalloc(k->ninst + 1, sizeof *k->inst);

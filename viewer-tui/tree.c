@@ -30,6 +30,7 @@ void row_free(struct vrow *r)
 	free(r->inst);
 	free(r->front);
 	free(r->ivals);
+	free(r->icallers);
 	free(r);
 }
 

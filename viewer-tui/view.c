@@ -85,9 +85,16 @@ static int expand(struct vui *u, struct vrow *r)
 	if (!r || r->leaf)
 		return 0;
 	if (!r->loaded) {
+		double t0 = now_seconds();
 		if (model_load_children(u->m, u->view, r) < 0) {
 			status(u, "%s", u->m->error ? u->m->error : "cannot read the children");
 			return 0;
+		}
+		double took = now_seconds() - t0;
+		if (took > u->slowest) {
+			u->slowest = took;
+			snprintf(u->slowest_row, sizeof u->slowest_row, "%s",
+				 r->procedure ? r->procedure : "<program root>");
 		}
 		tree_sort(r, ui_sort_column(u));
 		tree_filter(r, ui_sort_column(u), filter_value(u));
@@ -721,9 +728,13 @@ int cmd_view(int argc, char **argv)
 	}
 	endwin();
 	delscreen(screen);
-	if (o.timing)
+	if (o.timing) {
 		fprintf(stderr, "culprit view: first screen in %.1f ms (%lld contexts)\n",
 			opened * 1e3, (long long)m.max_id);
+		if (u.slowest > 0)
+			fprintf(stderr, "culprit view: slowest expansion %.1f ms (%s)\n",
+				u.slowest * 1e3, u.slowest_row);
+	}
 	free_ui(&u);
 	model_close(&m);
 	return EXIT_OK;

@@ -59,9 +59,12 @@ struct vrow {
 	/* Callers view.  A procedure row: its frames (context ids, INST) and
 	 * their values (IVALS).  A caller row: which of the procedure's frames
 	 * it groups (indices into those, INST) and the caller frame each has
-	 * reached at this level (context ids, FRONT; 0 past the root). */
+	 * reached at this level (context ids, FRONT; 0 past the root).  A
+	 * procedure row also keeps its frames' callers (ICALLERS) until its
+	 * caller rows are made from them. */
 	int64_t *inst, *front;
 	struct vinst *ivals;
+	struct dbr_caller_of *icallers;
 	size_t ninst;
 };
 
@@ -173,6 +176,9 @@ struct vui {
 	int prompting;			/* '/' or 'f', 0 when not */
 	char input[128];
 	size_t ninput;
+	/* --timing: the slowest expansion that read the database */
+	double slowest;
+	char slowest_row[64];
 };
 
 /* A key's action: returns 0 to quit. */
