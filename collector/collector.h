@@ -90,6 +90,8 @@ struct culprit_process {
 	char rank_source[32];
 	uint64_t start_realtime_ns, start_monotonic_ns;
 	atomic_int finishing;		/* finish has begun for this generation */
+	atomic_int finisher;		/* the thread doing it (tid) */
+	atomic_int finished;		/* and it has written everything */
 	int exit_status;		/* from exit(); -1 unknown */
 	uintptr_t text_start, text_end;	/* our own code, whose samples are dropped */
 	uintptr_t entry;		/* the program's entry point (AT_ENTRY) */

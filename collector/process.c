@@ -24,6 +24,7 @@
 #include <sys/auxv.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
+#include <time.h>
 #include <unistd.h>
 
 struct culprit_config culprit_config;
@@ -152,6 +153,8 @@ static void new_identity(uint32_t generation)
 	atomic_store(&p->thread_seq, 1);
 	atomic_store(&p->threads_measured, 0);
 	atomic_store(&p->finishing, 0);
+	atomic_store(&p->finisher, 0);
+	atomic_store(&p->finished, 0);
 }
 
 static void init_identity(void)
@@ -248,6 +251,21 @@ void culprit_process_note_exit(int status)
 	culprit_process.exit_status = status & 0xff;
 }
 
+/* Another thread is writing the measurements: two threads crashed at
+ * once (common when parallel code goes wrong), or a fatal signal raced
+ * exit().  What this thread does next (re-raise its signal, _exit) would
+ * end the process under the writer, leaving empty files, so it waits.
+ * Not for itself (a fault while finishing), and bounded (60 s) for a
+ * writer that is stopped or stuck.  async-signal-safe */
+static void wait_for_finisher(void)
+{
+	if (atomic_load(&culprit_process.finisher) == culprit_gettid())
+		return;
+	struct timespec ms = { 0, 1000000 };
+	for (int i = 0; i < 60000 && !atomic_load(&culprit_process.finished); i++)
+		nanosleep(&ms, NULL);
+}
+
 /* async-signal-safe */
 void culprit_process_finish(uint32_t reason, int status)
 {
@@ -262,8 +280,11 @@ void culprit_process_finish(uint32_t reason, int status)
 		return;
 	}
 	int expected = 0;
-	if (!atomic_compare_exchange_strong(&culprit_process.finishing, &expected, 1))
+	if (!atomic_compare_exchange_strong(&culprit_process.finishing, &expected, 1)) {
+		wait_for_finisher();
 		return;
+	}
+	atomic_store(&culprit_process.finisher, culprit_gettid());
 	if (reason != MFILE_END_SIGNAL)
 		plugins_fini();
 
@@ -292,6 +313,7 @@ void culprit_process_finish(uint32_t reason, int status)
 	}
 	loadmap_refresh(1);
 	writer_process_file(reason, status);
+	atomic_store(&culprit_process.finished, 1);
 }
 
 void culprit_process_before_exec(void)

@@ -1,6 +1,8 @@
 /* exits.c - every way a process can end, with a worker thread still
  * running: return, exit, _exit, _Exit, pthread_exit of main, exec,
- * SIGSEGV, abort, SIGTERM, SIGINT.  usage: exits MODE */
+ * SIGSEGV, abort, SIGTERM, SIGINT; and two threads crashing at the same
+ * moment (segv2, abort2), as parallel code often does.
+ * usage: exits MODE */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <signal.h>
@@ -18,9 +20,25 @@ static volatile int stop;
 
 __attribute__((noinline)) double main_work(void) { return work_units(40000000); }
 
+static pthread_barrier_t together;
+
+static void crash(const char *mode)
+{
+	if (!strcmp(mode, "segv") || !strcmp(mode, "segv2"))
+		*unmapped = 1;
+	if (!strcmp(mode, "abort") || !strcmp(mode, "abort2"))
+		abort();
+}
+
 static void *background(void *arg)
 {
-	(void)arg;
+	const char *mode = arg;
+	/* The two-thread crashes: both threads meet, then both crash. */
+	if (mode[strlen(mode) - 1] == '2') {
+		sink += work_units(20000000);
+		pthread_barrier_wait(&together);
+		crash(mode);
+	}
 	while (!stop)
 		sink += work_units(100000);
 	return NULL;
@@ -31,10 +49,15 @@ int main(int argc, char **argv)
 	const char *mode = argc > 1 ? argv[1] : "return";
 	pthread_t t;
 
-	pthread_create(&t, NULL, background, NULL);
+	pthread_barrier_init(&together, NULL, 2);
+	pthread_create(&t, NULL, background, (void *)mode);
 	sink += main_work();
 	printf("ending by %s\n", mode);
 	fflush(stdout);
+	if (mode[0] && mode[strlen(mode) - 1] == '2') {
+		pthread_barrier_wait(&together);
+		crash(mode);
+	}
 	if (!strcmp(mode, "exit"))
 		exit(5);
 	if (!strcmp(mode, "_exit"))
@@ -47,10 +70,7 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(mode, "exec"))
 		execl("/bin/sh", "sh", "-c", "exit 4", (char *)NULL);
-	if (!strcmp(mode, "segv"))
-		*unmapped = 1;
-	if (!strcmp(mode, "abort"))
-		abort();
+	crash(mode);
 	if (!strcmp(mode, "term"))
 		kill(getpid(), SIGTERM);
 	if (!strcmp(mode, "int"))
