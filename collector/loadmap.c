@@ -426,7 +426,7 @@ void loadmap_save_vdso(void)
 			return;
 		vdso_name(modules[i].build_id, modules[i].build_id_len, name, sizeof name);
 		culprit_format(path, sizeof path, "%s/%s", culprit_config.outdir, name);
-		int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+		int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 		if (fd < 0)
 			return;	/* EEXIST: another process saved the same vdso */
 		const char *p = (const char *)eh;

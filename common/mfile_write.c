@@ -84,7 +84,7 @@ int mfile_writer_open(struct mfile_writer *w, const char *path, uint32_t kind,
 		return -EINVAL;
 	w->buf = buf;
 	w->cap = cap;
-	w->fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	w->fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (w->fd < 0)
 		return -errno;
 

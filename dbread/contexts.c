@@ -141,11 +141,14 @@ void dbr_children_free(struct dbr_child *c, size_t count)
 	free(c);
 }
 
+/* Parents have smaller ids than their children: going up only to
+ * smaller ids ends even on a damaged database whose parents loop (the
+ * tree reader takes such a context for a root, too). */
 static const char up_sql[] =
 	"WITH RECURSIVE up(id, parent_id, kind, procedure, depth) AS ("
 	"  SELECT id, parent_id, kind, procedure, 0 FROM " TBL_CONTEXTS " WHERE id = ?1"
 	"  UNION ALL SELECT c.id, c.parent_id, c.kind, c.procedure, up.depth + 1"
-	"  FROM " TBL_CONTEXTS " c JOIN up ON c.id = up.parent_id)"
+	"  FROM " TBL_CONTEXTS " c JOIN up ON c.id = up.parent_id AND c.id < up.id)"
 	" SELECT id, kind, procedure FROM up ORDER BY depth DESC";
 
 char *dbr_path(struct dbr *r, int64_t id)

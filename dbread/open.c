@@ -158,9 +158,33 @@ static sqlite3 *open_checked(const char *path, char *err, size_t errlen, int *ve
 	return NULL;
 }
 
+/* Whether the tables and views every reader needs are there: a database
+ * that lost one (edited, or damaged) gets one line, not an SQL error. */
+static int check_core(struct dbr *r)
+{
+	static const struct {
+		const char *name;
+		int from;	/* the first schema that has it */
+	} core[] = {
+		{ TBL_EVENTS, 1 }, { TBL_METRICS, 1 }, { TBL_THREADS, 1 }, { TBL_CONTEXTS, 1 },
+		{ TBL_CONTEXT_METRICS, 1 }, { TBL_PROCEDURE_METRICS, 1 },
+		{ "context_values", 6 }, { TBL_CONTEXT_TREE, 7 }, { TBL_NAMES, 7 },
+	};
+	for (size_t i = 0; i < sizeof core / sizeof *core; i++) {
+		if (r->schema < core[i].from || dbr_has(r, core[i].name))
+			continue;
+		dbr_fail(r, "%s is damaged: it has no %s; make it again from its measurements with "
+			 "culprit prof --force", r->path, core[i].name);
+		return -1;
+	}
+	return 0;
+}
+
 /* The events, and how many contexts there are. */
 static int read_outline(struct dbr *r)
 {
+	if (check_core(r) < 0)
+		return -1;
 	sqlite3_stmt *s = dbr_prepare(r, "SELECT event, unit FROM " TBL_EVENTS " ORDER BY rowid");
 	size_t cap = 0;
 	while (s && sqlite3_step(s) == SQLITE_ROW) {

@@ -34,25 +34,12 @@ static const char dump_usage[] =
 
 enum format { FMT_TEXT, FMT_TSV, FMT_FLAT };
 
-static int unprintable(unsigned char c)
-{
-	return c < 0x20 || c == 0x7f;
-}
-
-/* Prints S with anything unprintable replaced, so that a name from the
- * measured program cannot send control sequences to the terminal. */
+/* Prints S with anything unprintable replaced (safe_text.c), so that a
+ * name from the measured program cannot send control sequences to the
+ * terminal. */
 static void put_safe(FILE *f, const char *s)
 {
-	for (; s && *s; s++)
-		fputc(unprintable((unsigned char)*s) ? '?' : *s, f);
-}
-
-/* The same replacement in place, for a message that quotes the file. */
-static void make_safe(char *s)
-{
-	for (; *s; s++)
-		if (unprintable((unsigned char)*s))
-			*s = '?';
+	fput_safe(f, s, 0);
 }
 
 static void put_time(uint64_t ns)

@@ -238,10 +238,12 @@ static int count_files(const char *dir, int *procs, int *threads)
 }
 
 /* Creates DIR (not following a symlink there, refusing one that exists).
+ * Only for its owner: the files hold the program's command line, paths
+ * and names, and in a shared /tmp no one else may read or add files.
  * Returns 0 or prints why not and returns -1. */
 static int make_output(const char *dir, int chosen)
 {
-	if (mkdir(dir, 0755) == 0)
+	if (mkdir(dir, 0700) == 0)
 		return 0;
 	if (errno == EEXIST)
 		msg_error("output directory '%s' already exists; remove it or choose another%s",

@@ -272,7 +272,8 @@ sqlite3 *db_create(const char *tmp_path, char *err, size_t errlen)
 	sqlite3 *db = NULL;
 	unlink(tmp_path);
 	if (sqlite3_open_v2(tmp_path, &db,
-			    SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+			    SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX |
+				    SQLITE_OPEN_NOFOLLOW,
 			    NULL) != SQLITE_OK) {
 		snprintf(err, errlen, "cannot create %s: %s", tmp_path,
 			 db ? sqlite3_errmsg(db) : "out of memory");

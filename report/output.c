@@ -1,21 +1,30 @@
 /* output.c - what the report's views print with. */
 #include "report.h"
+#include "tools.h"
 
 #include <stdio.h>
 #include <string.h>
 
-void put_safe(const char *s, int width)
+/* The characters of S as fput_safe prints them. */
+static size_t safe_length(const char *s)
 {
-	int n = 0, len = s ? (int)strlen(s) : 0;
-	for (; s && *s; s++) {
-		if (width > 0 && n == width - 3 && len > width) {
-			fputs("...", stdout);
-			return;
-		}
-		unsigned char ch = (unsigned char)*s;
-		putchar(ch < 0x20 || ch == 0x7f ? '?' : ch);
+	size_t n = 0;
+	while (s && *s) {
+		size_t k = safe_char(s);
+		s += k ? k : 1;
 		n++;
 	}
+	return n;
+}
+
+void put_safe(const char *s, int width)
+{
+	if (width > 3 && safe_length(s) > (size_t)width) {
+		fput_safe(stdout, s, (size_t)width - 3);
+		fputs("...", stdout);
+		return;
+	}
+	fput_safe(stdout, s, 0);
 }
 
 void put_csv(const char *s)
@@ -25,12 +34,15 @@ void put_csv(const char *s)
 	int quote = strpbrk(s, ",\"\n\r") != NULL;
 	if (quote)
 		putchar('"');
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-		if (ch == '"')
+	while (*s) {
+		size_t n = safe_char(s);
+		if (*s == '"')
 			fputs("\"\"", stdout);
+		else if (n)
+			fwrite(s, 1, n, stdout);
 		else
-			putchar(ch < 0x20 || ch == 0x7f ? '?' : ch);
+			putchar('?');
+		s += n ? n : 1;
 	}
 	if (quote)
 		putchar('"');

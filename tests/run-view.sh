@@ -165,6 +165,21 @@ start e 100 30 "'$CULPRIT' view evil.db"
 check "view: a name with control characters is shown safely" wait_for e "[-+] evil\?\[2J\?name"
 keys e q
 wait_for e "^EXIT=0$"
+# A damaged database whose parents loop: a context found by search below
+# its own descendant.  Going up its path must end.
+cp c.db loop.db
+hot_kernel="(SELECT c.id FROM contexts c JOIN context_metrics m ON m.context_id = c.id
+  WHERE c.procedure = 'kernel' AND c.kind = 'frame' AND m.metric = 'work'
+  ORDER BY m.inclusive DESC LIMIT 1)"
+sqlite3 loop.db "UPDATE context_tree SET parent_id = (WITH RECURSIVE d(id) AS (
+    SELECT $hot_kernel UNION ALL SELECT c.id FROM context_tree c JOIN d ON c.parent_id = d.id)
+  SELECT max(id) FROM d) WHERE id = $hot_kernel"
+start lp 100 30 "'$CULPRIT' view loop.db"
+wait_for lp "<program root>"
+keys lp / k e r n e l Enter d
+keys lp q
+check "view: a database whose parents loop: search and details end, and so does the viewer" \
+	wait_for lp "^EXIT=0$"
 cp c.db utf8.db
 sqlite3 utf8.db "UPDATE names SET name = 'caf' || char(233) || '_' || char(155) || 'x' WHERE name = 'main'"
 $TMUX_CMD -u new-session -d -s u8 -x 100 -y 30 "TERM=screen LANG=C.UTF-8 '$CULPRIT' view utf8.db; echo EXIT=\$?; sleep 600"

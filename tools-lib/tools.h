@@ -11,6 +11,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /* ---- messages and exit statuses (msg.c) ---------------------------------- */
 
@@ -44,6 +45,17 @@ char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Grows *P (of *CAP elements of SIZE bytes) to hold at least NEED. */
 void grow_array(void *p, size_t *cap, size_t need, size_t size);
+
+/* ---- text from the measured program (safe_text.c) --------------------------- */
+
+/* The bytes of the character at S to print as they are, or 0 when the
+ * byte at S must show as '?': a control (C0, DEL, C1) or not UTF-8. */
+size_t safe_char(const char *s);
+/* Prints S to F with every unsafe byte as '?', at most WIDTH characters
+ * (0: all). */
+void fput_safe(FILE *f, const char *s, size_t width);
+/* The same replacement, in place. */
+void make_safe(char *s);
 
 /* ---- interned strings (strtab.c) ------------------------------------------- */
 

@@ -1,0 +1,97 @@
+#!/bin/sh
+# run-security.sh - what a profiled program or a hostile file can make
+# culprit do: names reach the terminal only as harmless text, output is
+# private and never written through a planted symlink, and a damaged or
+# malicious database gets one line and status 1, never a crash or hang.
+. "${srcdir:-.}/tests/lib.sh"
+
+esc=$(printf '\033')
+bel=$(printf '\007')
+c1=$(printf '\302\233')
+# raw FILE: whether FILE holds a terminal control sequence start.
+raw() {
+	grep -q "$esc\|$bel\|$c1" "$1"
+}
+
+# ---- names from the program ----------------------------------------------------
+prog="hostile${esc}[31mprog"
+cp "$PROGRAMS/hostile_names" "./$prog"
+"$CULPRIT" run -o m "./$prog" > run.out 2> run.err
+check "hostile names: the program runs and is measured" [ $? = 0 ]
+check "hostile names: culprit run's own lines are harmless" sh -c "! grep '^culprit' run.err | grep -q \"$esc\""
+"$CULPRIT" prof -o m.db m > prof.out 2> prof.err
+check "hostile names: prof's lines are harmless" sh -c "! raw() { grep -q \"$esc\\|$bel\\|$c1\" \"\$1\"; }; ! raw prof.out && ! raw prof.err"
+check "hostile names: the database keeps the names as they are" \
+	[ "$(sql m.db "SELECT count(*) FROM threads WHERE instr(name, char(27)) > 0")" -ge 1 ]
+n=0 bad=
+for args in "" "--view=callers" "--view=flat" "--summary" "--diagnose" "--waits" \
+	    "--folded" "--format=csv" "--summary --format=csv" "--view=flat --format=csv"; do
+	# shellcheck disable=SC2086
+	"$CULPRIT" report $args m.db > r.out 2>&1
+	raw r.out && bad="$bad [$args]"
+	n=$((n + 1))
+done
+check "hostile names: none of $n report outputs carries a control sequence${bad:+ ($bad)}" [ -z "$bad" ]
+bad=
+for f in m/*.thread m/*.process; do
+	for form in "" --flat --tsv --raw; do
+		# shellcheck disable=SC2086
+		"$CULPRIT" dump $form "$f" > d.out 2>&1
+		raw d.out && bad="$bad [$form $(basename "$f" | tr -d "$esc")]"
+	done
+done
+check "hostile names: no dump output carries a control sequence${bad:+ ($bad)}" [ -z "$bad" ]
+check "hostile names: a thread name is shown with its controls replaced" \
+	sh -c "\"$CULPRIT\" report --summary m.db | grep -q 'm?\\[2J?x'"
+
+# ---- private output, no planted symlinks -------------------------------------------
+check "output: the measurement directory is its owner's alone (0700)" \
+	[ "$(stat -c %a m)" = 700 ]
+modes=$(stat -c %a m/* | sort -u | tr '\n' ' ')
+check "output: its files too (0600: $modes)" [ "$modes" = "600 " ]
+echo "secret" > victim
+ln -s victim planted
+"$CULPRIT" run -q -o planted "$PROGRAMS/leaves" 1 > /dev/null 2> planted.err
+check "output: run -o onto a symlink is refused" [ $? != 0 ]
+check "output: ... and writes nothing through it" [ "$(cat victim)" = secret ]
+ln -s victim planted.db
+"$CULPRIT" prof -q --force -o planted.db m 2> /dev/null
+check "prof --force onto a symlink replaces the link, not its target" \
+	sh -c "[ \"\$(cat victim)\" = secret ] && [ -f planted.db ] && [ ! -L planted.db ]"
+
+# ---- damaged and malicious databases ------------------------------------------------
+prof -o good.db m
+mk() {
+	cp good.db "$1.db"
+	sqlite3 "$1.db" "$2"
+}
+mk loop "UPDATE context_tree SET parent_id = 3 WHERE id = 2"
+mk self "UPDATE context_tree SET parent_id = id"
+mk types "UPDATE context_tree SET parent_id = 'abc', depth = x'00ff', line = 'x';
+	  UPDATE context_values SET inclusive = 'zz', exclusive = x'01'"
+mk huge "UPDATE context_values SET inclusive = 1e308, exclusive = -1e308;
+	 UPDATE context_tree SET depth = 9223372036854775807, line = -5"
+mk badids "UPDATE context_tree SET procedure_id = 99999, kind_id = -1 WHERE id > 1;
+	   UPDATE context_values SET metric_id = 9999 WHERE context_id = 2"
+mk nonames "DELETE FROM names"
+mk notable "DROP TABLE context_values"
+mk noview "DROP VIEW contexts"
+mk nometrics "DELETE FROM metrics"
+for db in loop self types huge badids nonames notable noview nometrics; do
+	crashed= lines=
+	for args in "" "--view=callers --depth=3" "--view=flat" "--summary" "--diagnose" \
+		    "--waits" "--folded" "--format=csv"; do
+		# shellcheck disable=SC2086
+		timeout 20 "$CULPRIT" report $args "$db.db" > r.out 2> r.err
+		rc=$?
+		[ $rc -ge 2 ] && crashed="$crashed [$args: $rc]"
+		[ $rc = 1 ] && [ "$(wc -l < r.err)" != 1 ] && lines="$lines [$args]"
+	done
+	check "malicious database $db: report never crashes or hangs${crashed:+ ($crashed)}" [ -z "$crashed" ]
+	check "malicious database $db: each refusal is one line${lines:+ ($lines)}" [ -z "$lines" ]
+done
+timeout 20 "$CULPRIT" report notable.db 2> r.err
+check "a database without a table says it is damaged and how to remake it" \
+	grep -q "is damaged: it has no context_values; make it again" r.err
+
+done_testing
