@@ -28,6 +28,25 @@ enum program_kind {
 };
 enum program_kind program_kind(const char *path);
 
+/* ---- the measurement's own health (run_health.c) ---- */
+
+struct run_health {
+	unsigned long long samples, dropped, partial, truncated, waits_lost;
+	unsigned long long missing;	/* threads a process file counts, without a file */
+	unsigned long long damaged;	/* files that do not read back */
+};
+
+/* Reads what the measurement files in DIR say went wrong. */
+void run_health_read(const char *dir, struct run_health *h);
+/* The problems, "3 of 540 samples dropped; 1 thread files missing", or
+ * "" when there were none. */
+void run_health_text(const struct run_health *h, char *out, size_t size);
+/* Whether the losses matter for the figures: a file missing or damaged,
+ * or at least 5% of the samples dropped, cut short or cut at the depth
+ * limit (the level at which culprit prof warns of a quality item).  A
+ * few samples dropped while culprit was unwinding are usual. */
+int run_health_serious(const struct run_health *h);
+
 /* ---- OpenMP runtimes (openmp.c) ---- */
 
 /* --openmp: move GCC's libgomp programs onto LLVM's libomp when they need

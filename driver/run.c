@@ -567,9 +567,21 @@ static void report_measurements(const char *abs, const char *dir, int code, int 
 		else if (!quiet)
 			msg_warn("no measurements were written (a statically linked program, "
 				 "or one killed by SIGKILL?)");
-	} else if (!quiet) {
-		msg_note("measurements of %d process%s and %d thread%s in %s", procs,
-			 procs == 1 ? "" : "es", threads, threads == 1 ? "" : "s", dir);
+	} else {
+		/* What the measurement lost ends the line; when it matters, even
+		 * with -q, as a warning. */
+		struct run_health h;
+		char lost[512];
+		run_health_read(abs, &h);
+		run_health_text(&h, lost, sizeof lost);
+		char *line = xasprintf("measurements of %d process%s and %d thread%s in %s%s%s",
+				       procs, procs == 1 ? "" : "es", threads,
+				       threads == 1 ? "" : "s", dir, lost[0] ? "; " : "", lost);
+		if (run_health_serious(&h))
+			msg_warn("%s", line);
+		else if (!quiet)
+			msg_note("%s", line);
+		free(line);
 	}
 }
 

@@ -33,10 +33,18 @@ check "3000-deep recursion: 3000 frames of descend in the deepest path" \
 	at_least "$(sql r3k.db "SELECT max(depth) FROM contexts WHERE procedure = 'descend'")" 3000
 
 # ---- cut to a limit, a path keeps its outermost frames ------------------------------
-"$CULPRIT" run -q --max-depth=100 -o r100 "$PROGRAMS/recurse" 3000 100000000 > /dev/null
+"$CULPRIT" run -q -o clean "$PROGRAMS/leaves" > /dev/null 2> clean.run
+check "a run that lost nothing: culprit run -q prints nothing" [ ! -s clean.run ]
+"$CULPRIT" run -q --max-depth=100 -o r100 "$PROGRAMS/recurse" 3000 100000000 > /dev/null \
+	2> r100.run
+truncated=$(sed -n 's/.*; \([0-9]*\) samples deeper than the depth limit.*/\1/p' r100.run)
+check "--max-depth=100: culprit run's last line says how many samples were cut, even with -q" \
+	[ -n "$truncated" ] && [ "$(tail -n 1 r100.run | grep -c "measurements of 1 process")" = 1 ]
 prof r100 2> r100.err
 check "--max-depth=100: samples are counted as truncated" \
 	at_least "$(sql r100.db "SELECT sum(value) FROM thread_counters WHERE name = 'unwind:truncated'")" 1
+check "--max-depth=100: ... as many as culprit run said (${truncated:-none})" \
+	[ "$(sql r100.db "SELECT sum(value) FROM thread_counters WHERE name = 'unwind:truncated'")" = "${truncated:-x}" ]
 check "--max-depth=100: ... and still hang under main" at_least "$(under r100.db main)" 0.995
 check "--max-depth=100: with a <truncated> context between main and the leaf" \
 	[ "$(sql r100.db "SELECT count(*) FROM contexts WHERE procedure = '<truncated>' AND depth < 100")" -ge 1 ]
