@@ -61,6 +61,8 @@ struct culprit_config {
 	int io_idle;			/* blocking I/O is idleness (CULPRIT_IO_IDLE) */
 	uint32_t cpus;			/* CPUs the process may run on, at its start
 					   (0: unknown) */
+	uint64_t snapshot_ns;		/* files rewritten this often while the
+					   program runs (CULPRIT_SNAPSHOT_MS); 0: never */
 };
 HIDDEN extern struct culprit_config culprit_config;
 
@@ -92,6 +94,11 @@ struct culprit_process {
 	atomic_int finishing;		/* finish has begun for this generation */
 	atomic_int finisher;		/* the thread doing it (tid) */
 	atomic_int finished;		/* and it has written everything */
+	/* Snapshots of the process file (writer.c): its name once claimed
+	 * (suffix + 1), when the next is due, and who is writing one. */
+	atomic_int file_suffix;
+	_Atomic uint64_t next_snapshot_ns;
+	atomic_int snapshotting;
 	int exit_status;		/* from exit(); -1 unknown */
 	uintptr_t text_start, text_end;	/* our own code, whose samples are dropped */
 	uintptr_t entry;		/* the program's entry point (AT_ENTRY) */
@@ -281,6 +288,11 @@ struct culprit_thread {
 	uint32_t prefix_root;		/* tree node the prefix hangs from */
 	uint32_t prefix_map_gen;	/* load map generation it was made with */
 	struct record_node record_node[RECORD_NODES];	/* record chains' nodes (path.c) */
+	/* Snapshots (writer.c): its file's name once claimed (the ~N suffix
+	 * + 1; 0: not yet), and when the next snapshot is due (0: not
+	 * planned yet). */
+	int file_suffix;
+	uint64_t next_snapshot_ns;
 };
 
 /* The calling thread's state, or NULL if it is not sampled: an
@@ -434,8 +446,17 @@ HIDDEN void loadmap_fork_child(void);
 
 /* ---- writing (writer.c) ---------------------------------------------------- */
 
-HIDDEN int writer_thread_file(struct culprit_thread *t);
+/* As the "reason" of the writers: a snapshot written while the program
+ * runs (end reason UNKNOWN, and a SNAP section with the time). */
+#define WRITER_SNAPSHOT 0xffffffffu
+/* A thread's file, as it ended for REASON (its end fields as the thread
+ * left them), or a snapshot (WRITER_SNAPSHOT). */
+HIDDEN int writer_thread_file(struct culprit_thread *t, uint32_t reason);
 HIDDEN int writer_process_file(uint32_t reason, int status);
+/* From thread T's sample handler (T busy) at monotonic time NOW: rewrites
+ * T's file, and the process's, when a snapshot is due, so that a process
+ * that is killed keeps its measurements up to about a second before. */
+HIDDEN void writer_snapshot(struct culprit_thread *t, uint64_t now);
 
 /* ---- plugins and workers (plugin.c, workers.c) ----------------------------- */
 

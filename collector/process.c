@@ -95,6 +95,8 @@ static int read_config(void)
 				  SETTING_MAX_NODES_MIN, SETTING_MAX_NODES_MAX);
 	/* Measured by culprit run on this machine (driver/sample_lead.c). */
 	c->sample_lead_ns = env_number("CULPRIT_SAMPLE_LEAD", 0, 0, 1000000);
+	/* Snapshots of the files while the program runs (writer.c). */
+	c->snapshot_ns = (uint64_t)env_number("CULPRIT_SNAPSHOT_MS", 1000, 0, 3600000) * 1000000;
 	c->waits = env_number("CULPRIT_WAITS", 1, 0, 1) != 0;
 	c->io_idle = env_number("CULPRIT_IO_IDLE", 0, 0, 1) != 0;
 	cpu_set_t cpus;
@@ -155,6 +157,9 @@ static void new_identity(uint32_t generation)
 	atomic_store(&p->finishing, 0);
 	atomic_store(&p->finisher, 0);
 	atomic_store(&p->finished, 0);
+	atomic_store(&p->file_suffix, 0);
+	atomic_store(&p->next_snapshot_ns, culprit_now_monotonic() + culprit_config.snapshot_ns);
+	atomic_store(&p->snapshotting, 0);
 }
 
 static void init_identity(void)
@@ -308,6 +313,14 @@ void culprit_process_finish(uint32_t reason, int status)
 			writing |= !t->finish_owned && atomic_load(&t->state) == THREAD_CLOSING &&
 				   t != culprit_thread_self();
 		if (!writing)
+			break;
+		sched_yield();
+	}
+	/* No process snapshot from now on, and none still being written
+	 * (bounded: it may be this thread's, cut short by a fatal signal). */
+	for (long spins = 0; spins < 200000; spins++) {
+		int idle = 0;
+		if (atomic_compare_exchange_strong(&culprit_process.snapshotting, &idle, 1))
 			break;
 		sched_yield();
 	}

@@ -171,7 +171,12 @@ void culprit_sample_handler(int sig, siginfo_t *info, void *ucv)
 		       measuring);
 	else
 		t->counter[CNT_DROP_EMPTY]++;
-	t->counter[CNT_HANDLER_NS] += culprit_now_monotonic() - t0;
+	uint64_t t1 = culprit_now_monotonic();
+	if (culprit_config.snapshot_ns && t1 >= t->next_snapshot_ns) {
+		writer_snapshot(t, t1);	/* about once a second: see writer.c */
+		t1 = culprit_now_monotonic();
+	}
+	t->counter[CNT_HANDLER_NS] += t1 - t0;
 	expected = THREAD_BUSY;
 	atomic_compare_exchange_strong(&t->state, &expected, THREAD_LIVE);
 	errno = saved_errno;

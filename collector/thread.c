@@ -236,7 +236,7 @@ void culprit_thread_close(struct culprit_thread *t, uint32_t reason)
 		source_stop(&t->src[i]);
 	t->end_reason = reason;
 	t->end_realtime_ns = culprit_now_realtime();
-	writer_thread_file(t);
+	writer_thread_file(t, reason);
 	atomic_store(&t->state, THREAD_CLOSED);
 }
 
@@ -299,6 +299,8 @@ void culprit_thread_reopen_all(void)
 		memset(t->idle_cause_value, 0, sizeof t->idle_cause_value);
 		memset(t->record_node, 0, sizeof t->record_node);	/* a new tree */
 		t->prefix_len = 0;
+		t->file_suffix = 0;	/* the new generation's file */
+		t->next_snapshot_ns = 0;
 		t->end_reason = 0;
 		t->end_realtime_ns = 0;
 		t->start_realtime_ns = culprit_now_realtime();

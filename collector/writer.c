@@ -5,7 +5,14 @@
  * files from the signal handler.  The write buffer is mapped for each
  * file and unmapped after.  File names carry the program's name, pid,
  * exec generation and thread number; a name already taken (pid reuse in a
- * long run) gets a ~N suffix, since every file is created with O_EXCL.
+ * long run) gets a ~N suffix: the name is claimed once with O_EXCL.
+ *
+ * Every file is written beside its name (NAME.part) and renamed over it,
+ * so the name always holds a whole file.  While the program runs, each
+ * sampled thread rewrites its file about once a second (a snapshot: a
+ * SNAP section, end reason unknown), and so does the process file: a
+ * process killed by SIGKILL or the OOM killer keeps what it measured up
+ * to then, and its end writes the final files over the snapshots.
  */
 #define _GNU_SOURCE
 #include "collector.h"
@@ -13,6 +20,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>	/* rename() */
 #include <string.h>
 #include <unistd.h>
 
@@ -38,20 +46,42 @@ static void program_stem(char *out, size_t size)
 	out[n] = 0;
 }
 
-static int open_unique(struct mfile_writer *w, const char *stem, const char *ext,
-		       uint32_t kind, void *buf)
+/* The file name STEM.EXT, or STEM~K.EXT for suffix K > 0, into PATH. */
+static void file_path(char *path, size_t size, const char *stem, int k, const char *ext)
 {
-	char path[PATH_MAX];
-	int rc = -EEXIST;
+	if (k == 0)
+		culprit_format(path, size, "%s/%s.%s", culprit_config.outdir, stem, ext);
+	else
+		culprit_format(path, size, "%s/%s~%d.%s", culprit_config.outdir, stem, k, ext);
+}
 
-	for (int k = 0; k < 100 && rc == -EEXIST; k++) {
-		if (k == 0)
-			culprit_format(path, sizeof path, "%s/%s.%s", culprit_config.outdir,
-				       stem, ext);
-		else
-			culprit_format(path, sizeof path, "%s/%s~%d.%s",
-				       culprit_config.outdir, stem, k, ext);
-		rc = mfile_writer_open(w, path, kind, buf, WRITE_BUFFER);
+/* Claims a free name for STEM.EXT (an empty file, O_EXCL) unless *SUFFIX
+ * says one is claimed already (suffix + 1), then opens NAME.part for
+ * writing.  The name goes into PATH; close_file renames over it. */
+static int open_claimed(struct mfile_writer *w, const char *stem, const char *ext,
+			uint32_t kind, void *buf, int *suffix, char *path)
+{
+	char part[PATH_MAX + 8];
+	int rc = 0;
+
+	for (int k = 0; *suffix == 0 && k < 100; k++) {
+		file_path(path, PATH_MAX, stem, k, ext);
+		int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (fd >= 0) {
+			close(fd);
+			*suffix = k + 1;
+		} else if (errno != EEXIST) {
+			rc = -errno;
+			break;
+		}
+	}
+	if (*suffix == 0 && rc == 0)
+		rc = -EEXIST;
+	if (rc == 0) {
+		file_path(path, PATH_MAX, stem, *suffix - 1, ext);
+		culprit_format(part, sizeof part, "%s.part", path);
+		unlink(part);	/* a snapshot cut short */
+		rc = mfile_writer_open(w, part, kind, buf, WRITE_BUFFER);
 	}
 	if (rc < 0 && atomic_exchange(&warned, 1) == 0)
 		culprit_log("cannot write %s: %s (measurements of this %s are lost)",
@@ -59,11 +89,19 @@ static int open_unique(struct mfile_writer *w, const char *stem, const char *ext
 	return rc;
 }
 
-static int finish_file(struct mfile_writer *w)
+/* Completes the file and puts it in place of PATH (see open_claimed). */
+static int finish_file(struct mfile_writer *w, const char *path)
 {
+	char part[PATH_MAX + 8];
+	culprit_format(part, sizeof part, "%s.part", path);
 	int rc = mfile_writer_close(w);
-	if (rc < 0 && atomic_exchange(&warned, 1) == 0)
-		culprit_log("writing measurements failed: %s", strerrordesc_np(-rc));
+	if (rc == 0 && rename(part, path) != 0)
+		rc = -errno;
+	if (rc < 0) {
+		unlink(part);
+		if (atomic_exchange(&warned, 1) == 0)
+			culprit_log("writing measurements failed: %s", strerrordesc_np(-rc));
+	}
 	return rc;
 }
 
@@ -91,11 +129,19 @@ static void put_counter(struct mfile_writer *w, const char *name, uint64_t v)
 	mfile_put_u64(w, v);
 }
 
+/* The SNAP section: the file is a snapshot, written at NOW. */
+static void put_snapshot(struct mfile_writer *w, uint64_t now)
+{
+	mfile_section_begin(w, MFILE_TAG_SNAP);
+	mfile_put_u64(w, now);
+	mfile_section_end(w);
+}
+
 /* async-signal-safe */
-int writer_thread_file(struct culprit_thread *t)
+int writer_thread_file(struct culprit_thread *t, uint32_t reason)
 {
 	struct mfile_writer w;
-	char stem[128], prog[48], name[64];
+	char stem[128], prog[48], name[64], path[PATH_MAX];
 	const struct cct *c = &t->cct;
 	uint32_t ncols = c->ncolumns;
 	void *buf = culprit_map(WRITE_BUFFER);
@@ -105,7 +151,7 @@ int writer_thread_file(struct culprit_thread *t)
 	program_stem(prog, sizeof prog);
 	culprit_format(stem, sizeof stem, "%s-%d-%u-t%u", prog, (int)culprit_process.pid,
 		       culprit_process.generation, t->seq);
-	if (open_unique(&w, stem, "thread", MFILE_THREAD, buf) < 0) {
+	if (open_claimed(&w, stem, "thread", MFILE_THREAD, buf, &t->file_suffix, path) < 0) {
 		culprit_unmap(buf, WRITE_BUFFER);
 		return -1;
 	}
@@ -119,9 +165,11 @@ int writer_thread_file(struct culprit_thread *t)
 	mfile_put_u32(&w, culprit_process.generation);
 	mfile_put_u32(&w, t->seq);
 	mfile_put_u32(&w, (uint32_t)t->tid);
+	int snap = reason == WRITER_SNAPSHOT;
+	uint64_t now = culprit_now_realtime();
 	mfile_put_u64(&w, t->start_realtime_ns);
-	mfile_put_u64(&w, t->end_realtime_ns);
-	mfile_put_u32(&w, t->end_reason);
+	mfile_put_u64(&w, snap ? now : t->end_realtime_ns);
+	mfile_put_u32(&w, snap ? MFILE_END_UNKNOWN : reason);
 	mfile_put_u32(&w, 0);
 	mfile_put_u32(&w, t->creator_seq);
 	mfile_put_u32(&w, t->creator_node);
@@ -210,7 +258,9 @@ int writer_thread_file(struct culprit_thread *t)
 			mfile_put_str(&w, notes[i]);
 		mfile_section_end(&w);
 	}
-	int rc = finish_file(&w);
+	if (snap)
+		put_snapshot(&w, now);
+	int rc = finish_file(&w, path);
 	culprit_unmap(buf, WRITE_BUFFER);
 	return rc;
 }
@@ -220,14 +270,17 @@ int writer_process_file(uint32_t reason, int status)
 {
 	struct culprit_process *p = &culprit_process;
 	struct mfile_writer w;
-	char stem[128], prog[48];
+	char stem[128], prog[48], path[PATH_MAX];
 	void *buf = culprit_map(WRITE_BUFFER);
 
 	if (!buf)
 		return -1;
 	program_stem(prog, sizeof prog);
 	culprit_format(stem, sizeof stem, "%s-%d-%u", prog, (int)p->pid, p->generation);
-	if (open_unique(&w, stem, "process", MFILE_PROCESS, buf) < 0) {
+	int suffix = atomic_load(&p->file_suffix);
+	int rc = open_claimed(&w, stem, "process", MFILE_PROCESS, buf, &suffix, path);
+	atomic_store(&p->file_suffix, suffix);
+	if (rc < 0) {
 		culprit_unmap(buf, WRITE_BUFFER);
 		return -1;
 	}
@@ -238,12 +291,14 @@ int writer_process_file(uint32_t reason, int status)
 	mfile_put_u32(&w, (uint32_t)p->ppid);
 	mfile_put_u32(&w, p->generation);
 	mfile_put_u32(&w, (uint32_t)p->mpi_rank);
+	int snap = reason == WRITER_SNAPSHOT;
+	uint64_t now = culprit_now_realtime();
 	mfile_put_u64(&w, p->start_realtime_ns);
 	mfile_put_u64(&w, p->start_monotonic_ns);
-	mfile_put_u64(&w, culprit_now_realtime());
+	mfile_put_u64(&w, now);
 	mfile_put_u64(&w, culprit_now_monotonic());
-	mfile_put_u32(&w, reason);
-	mfile_put_u32(&w, (uint32_t)status);
+	mfile_put_u32(&w, snap ? MFILE_END_UNKNOWN : reason);
+	mfile_put_u32(&w, snap ? (uint32_t)-1 : (uint32_t)status);
 	mfile_put_u32(&w, atomic_load(&p->threads_measured));
 	mfile_put_str(&w, p->host);
 	mfile_put_str(&w, p->exe);
@@ -279,7 +334,46 @@ int writer_process_file(uint32_t reason, int status)
 	mfile_section_end(&w);
 
 	loadmap_write(&w);
-	int rc = finish_file(&w);
+	if (snap)
+		put_snapshot(&w, now);
+	rc = finish_file(&w, path);
 	culprit_unmap(buf, WRITE_BUFFER);
 	return rc;
+}
+
+/* The next snapshot after one that took TOOK ns: at the configured
+ * interval, but never more than 5% of the time spent writing. */
+static uint64_t next_due(uint64_t now, uint64_t took)
+{
+	uint64_t gap = culprit_config.snapshot_ns;
+	if (20 * took > gap)
+		gap = 20 * took;
+	return now + gap;
+}
+
+/* async-signal-safe */
+void writer_snapshot(struct culprit_thread *t, uint64_t now)
+{
+	if (!culprit_config.snapshot_ns || now < t->next_snapshot_ns)
+		return;
+	if (t->next_snapshot_ns == 0) {	/* its first sample: plan one */
+		t->next_snapshot_ns = now + culprit_config.snapshot_ns;
+		return;
+	}
+	struct culprit_process *p = &culprit_process;
+	if (atomic_load(&p->finishing))
+		return;
+	writer_thread_file(t, WRITER_SNAPSHOT);
+	uint64_t done = culprit_now_monotonic();
+	t->next_snapshot_ns = next_due(done, done - now);
+	/* The process file, by one thread at a time. */
+	int idle = 0;
+	if (done >= atomic_load(&p->next_snapshot_ns) &&
+	    atomic_compare_exchange_strong(&p->snapshotting, &idle, 1)) {
+		if (!atomic_load(&p->finishing))
+			writer_process_file(WRITER_SNAPSHOT, 0);
+		uint64_t end = culprit_now_monotonic();
+		atomic_store(&p->next_snapshot_ns, next_due(end, end - done));
+		atomic_store(&p->snapshotting, 0);
+	}
 }

@@ -24,7 +24,7 @@
 #define MFILE_MAGIC "\x89" "CULPRT\n"	/* 8 bytes; \x89 and \n catch text-mode damage */
 #define MFILE_MAGIC_LEN 8
 #define MFILE_VERSION_MAJOR 1
-#define MFILE_VERSION_MINOR 1
+#define MFILE_VERSION_MINOR 2
 
 #define MFILE_HEADER_SIZE 32
 #define MFILE_SECTION_HEADER_SIZE 16
@@ -60,6 +60,8 @@ enum mfile_kind {
 #define MFILE_TAG_MTRC MFILE_TAG('M', 'T', 'R', 'C')	/* metric values */
 #define MFILE_TAG_NOTE MFILE_TAG('N', 'O', 'T', 'E')	/* free-text notes */
 #define MFILE_TAG_WAIT MFILE_TAG('W', 'A', 'I', 'T')	/* blocking waits (minor 1) */
+/* A snapshot written while the program ran (minor 2): u64 realtime ns. */
+#define MFILE_TAG_SNAP MFILE_TAG('S', 'N', 'A', 'P')
 #define MFILE_TAG_END  MFILE_TAG('E', 'N', 'D', '.')	/* u32 count of sections before it, u32 0 */
 
 /* IDNT payload:

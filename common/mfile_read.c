@@ -483,6 +483,14 @@ static void decode_note(struct cursor *c, struct mfile *mf)
 	check_end(c);
 }
 
+static void decode_snap(struct cursor *c, struct mfile *mf)
+{
+	mf->snapshot_ns = get_u64(c, "snapshot time");
+	if (!c->failed && mf->snapshot_ns == 0)
+		CORRUPT(c, "a snapshot without its time");
+	check_end(c);
+}
+
 /* ---- framing ----------------------------------------------------------- */
 
 struct section_kind {
@@ -503,6 +511,7 @@ static const struct section_kind known_sections[] = {
 	{ MFILE_TAG_MTRC, MFILE_THREAD, 1 },
 	{ MFILE_TAG_WAIT, MFILE_THREAD, 0 },
 	{ MFILE_TAG_NOTE, 0, 0 },
+	{ MFILE_TAG_SNAP, 0, 0 },
 };
 #define NKNOWN (sizeof known_sections / sizeof known_sections[0])
 
@@ -532,6 +541,7 @@ static int decode_section(struct mfile *mf, uint32_t tag, struct cursor *c)
 	case MFILE_TAG_MTRC: decode_mtrc(c, &mf->u.thread); break;
 	case MFILE_TAG_WAIT: decode_wait(c, &mf->u.thread); break;
 	case MFILE_TAG_NOTE: decode_note(c, mf); break;
+	case MFILE_TAG_SNAP: decode_snap(c, mf); break;
 	default: break;
 	}
 	return c->failed ? -1 : 0;

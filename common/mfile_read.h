@@ -125,6 +125,10 @@ struct mfile {
 	struct mfile_section_info *sections;
 	uint32_t nnotes;
 	char **notes;
+	/* Not 0: a snapshot written at this time (realtime ns) while the
+	 * program ran; its end fields say when, and its end reason is
+	 * UNKNOWN: the program never ended normally (SIGKILL...). */
+	uint64_t snapshot_ns;
 	union {
 		struct mfile_process process;	/* kind == MFILE_PROCESS */
 		struct mfile_thread thread;	/* kind == MFILE_THREAD */

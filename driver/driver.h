@@ -34,6 +34,7 @@ struct run_health {
 	unsigned long long samples, dropped, partial, truncated, waits_lost;
 	unsigned long long missing;	/* threads a process file counts, without a file */
 	unsigned long long damaged;	/* files that do not read back */
+	unsigned long long unfinished;	/* processes whose files are snapshots */
 };
 
 /* Reads what the measurement files in DIR say went wrong. */

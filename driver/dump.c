@@ -71,8 +71,9 @@ static void dump_sections(const char *path, const struct mfile *mf)
 	}
 }
 
-static void dump_process(const struct mfile_process *p)
+static void dump_process(const struct mfile *mf)
 {
+	const struct mfile_process *p = &mf->u.process;
 	printf("process     pid %u, parent %u, generation %u", p->pid, p->ppid, p->generation);
 	if (p->mpi_rank >= 0) {
 		printf(", MPI rank %d (", p->mpi_rank);
@@ -89,11 +90,16 @@ static void dump_process(const struct mfile_process *p)
 	put_safe(stdout, p->cwd);
 	printf("\nstarted     ");
 	put_time(p->start_realtime_ns);
-	printf("\nended       ");
+	/* A snapshot: the process was still running when it was written. */
+	int snap = mf->snapshot_ns != 0;
+	printf(snap ? "\nsnapshot    " : "\nended       ");
 	put_time(p->end_realtime_ns);
-	printf(" (%.3f s), by %s", (double)(p->end_monotonic_ns - p->start_monotonic_ns) / 1e9,
-	       mfile_end_reason_name(p->end_reason));
-	if (p->end_reason == MFILE_END_SIGNAL)
+	printf(snap ? " (%.3f s), still running: it did not end normally%s" : " (%.3f s), by %s",
+	       (double)(p->end_monotonic_ns - p->start_monotonic_ns) / 1e9,
+	       snap ? "" : mfile_end_reason_name(p->end_reason));
+	if (snap)
+		;
+	else if (p->end_reason == MFILE_END_SIGNAL)
 		printf(" %d (%s)", p->end_status, strsignal(p->end_status));
 	else if (p->end_status >= 0)
 		printf(", status %d", p->end_status);
@@ -288,19 +294,21 @@ static void tree_free(struct tree *tr)
 	free(tr->depth);
 }
 
-static void dump_thread_header(const struct mfile_thread *t)
+static void dump_thread_header(const struct mfile *mf)
 {
+	const struct mfile_thread *t = &mf->u.thread;
 	printf("thread      seq %u, tid %u, pid %u, generation %u, name \"", t->seq, t->tid,
 	       t->pid, t->generation);
 	put_safe(stdout, t->name);
 	printf("\"\nprocess     nonce %016" PRIx64 "\nstarted     ", t->process_nonce);
 	put_time(t->start_realtime_ns);
-	printf("\nended       ");
+	int snap = mf->snapshot_ns != 0;
+	printf(snap ? "\nsnapshot    " : "\nended       ");
 	put_time(t->end_realtime_ns);
-	printf(" (%.3f s), by %s\n",
+	printf(snap ? " (%.3f s), still running%s\n" : " (%.3f s), by %s\n",
 	       t->end_realtime_ns > t->start_realtime_ns
 	       ? (double)(t->end_realtime_ns - t->start_realtime_ns) / 1e9 : 0,
-	       mfile_end_reason_name(t->end_reason));
+	       snap ? "" : mfile_end_reason_name(t->end_reason));
 	if (t->creator_seq != MFILE_NONE)
 		printf("created at  context %u of thread %u\n", t->creator_node, t->creator_seq);
 	printf("counters   ");
@@ -541,7 +549,7 @@ static int dump_process_file(const struct dump_options *o, const struct mfile *m
 		return msg_usage("dump", "%s is a process file; --tsv and --flat are for thread "
 				 "files", o->path);
 	dump_sections(o->path, mf);
-	dump_process(&mf->u.process);
+	dump_process(mf);
 	return EXIT_OK;
 }
 
@@ -555,7 +563,7 @@ static int dump_thread_file(const struct dump_options *o, const struct mfile *mf
 	tree_build(&tr, t);
 	if (o->format == FMT_TEXT) {
 		dump_sections(o->path, mf);
-		dump_thread_header(t);
+		dump_thread_header(mf);
 		if (!nm.proc)
 			printf("note        no process file with this nonce beside it: frames are not named\n");
 		dump_tree_text(&tr, &nm);

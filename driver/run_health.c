@@ -53,8 +53,10 @@ void run_health_read(const char *dir, struct run_health *h)
 			h->waits_lost += counter(t, "waits:lost");
 			mfile_free(mf);
 		} else {
-			if (mf->kind == MFILE_PROCESS)
+			if (mf->kind == MFILE_PROCESS) {
 				expected += mf->u.process.thread_count;
+				h->unfinished += mf->snapshot_ns != 0;
+			}
 			mfile_free(mf);
 		}
 		free(path);
@@ -74,6 +76,12 @@ static void add(char *out, size_t size, const char *fmt, unsigned long long n,
 void run_health_text(const struct run_health *h, char *out, size_t size)
 {
 	out[0] = 0;
+	if (h->unfinished)
+		add(out, size, "%s%llu %s", h->unfinished, h->unfinished == 1
+		    ? "process did not end normally (killed?): its files are a snapshot from "
+		      "about a second before"
+		    : "processes did not end normally (killed?): their files are snapshots from "
+		      "about a second before");
 	if (h->dropped) {
 		size_t len = strlen(out);
 		snprintf(out + len, size - len, "%llu of %llu samples dropped",
@@ -95,6 +103,6 @@ void run_health_text(const struct run_health *h, char *out, size_t size)
 int run_health_serious(const struct run_health *h)
 {
 	unsigned long long all = h->samples + h->dropped;
-	return h->missing || h->damaged ||
+	return h->missing || h->damaged || h->unfinished ||
 	       (all > 0 && 100 * (h->dropped + h->partial + h->truncated) >= 5 * all);
 }

@@ -241,6 +241,25 @@ static void adopt_threads(struct experiment *e, struct file_list *l, int strict,
 	}
 }
 
+/* One line per process whose files are snapshots taken while it ran: it
+ * never ended normally, so what it did after the last one is missing. */
+static void warn_unfinished(const struct experiment *e)
+{
+	for (size_t i = 0; i < e->nproc; i++) {
+		const struct mfile_process *p = e->proc[i]->p;
+		if (!e->proc[i]->mf->snapshot_ns)
+			continue;
+		const char *base = p->exe ? strrchr(p->exe, '/') : NULL;
+		char *name = xstrdup(base ? base + 1 : p->exe ? p->exe : "?");
+		make_safe(name);
+		msg_warn("process %u (%s) did not end normally (killed by SIGKILL or the OOM "
+			 "killer?): its measurements are a snapshot from %.1f s after it started, "
+			 "and what it ran after that is missing", p->pid, name,
+			 (double)(p->end_monotonic_ns - p->start_monotonic_ns) * 1e-9);
+		free(name);
+	}
+}
+
 int experiment_load(struct experiment *e, char *const *dirs, int ndirs, int jobs, int strict)
 {
 	struct file_list files = { NULL, 0, 0 };
@@ -264,6 +283,8 @@ int experiment_load(struct experiment *e, char *const *dirs, int ndirs, int jobs
 			e->thread[i]->id = (uint32_t)i + 1;
 	}
 	free_files(&files);
+	if (!failed)
+		warn_unfinished(e);
 	if (!failed && e->nthread == 0) {
 		msg_error("no usable thread measurements in %s%s", dirs[0],
 			  ndirs > 1 ? " and the others" : "");

@@ -9,7 +9,8 @@ P=$PROGRAMS/exits
 for c in "return 0 by.exit" "exit 5 by.exit,.status.5" "_exit 6 by._exit,.status.6" \
 	 "_Exit 8 by._exit,.status.8" "pthread_exit 0 by.exit" "exec 4 by.exec" \
 	 "segv 139 by.signal.11" "abort 134 by.signal.6" "term 143 by.signal.15" \
-	 "int 130 by.signal.2" "segv2 139 by.signal.11" "abort2 134 by.signal.6"; do
+	 "int 130 by.signal.2" "segv2 139 by.signal.11" "abort2 134 by.signal.6" \
+	 "closefds 5 by.exit,.status.5"; do
 	set -- $c
 	mode=$1 want=$2 end=$3
 	"$P" "$mode" > plain.txt 2>/dev/null
@@ -48,5 +49,36 @@ for mode in abort2 segv2; do
 	done
 	check "$mode: 5 runs out of 5 leave every file whole ($whole)" [ "$whole" = 5 ]
 done
+
+# SIGKILL: nothing can run at the end, so the files are the snapshots the
+# threads rewrite about once a second while the program runs.
+"$CULPRIT" run -o killed "$P" killed > killed.pid 2> killed.err &
+runner=$!
+i=0
+while [ ! -s killed.pid ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+sleep 2.5
+kill -9 "$(cat killed.pid)"
+wait $runner
+check "killed: culprit run exits as the program did (137)" [ $? = 137 ]
+check "killed: its last line warns that the process did not end normally" \
+	sh -c "tail -n 1 killed.err | grep -q 'warning: measurements of 1 process.*did not end normally'"
+check "killed: the files are whole snapshots" \
+	sh -c "for f in killed/*.thread killed/*.process; do \"$CULPRIT\" dump \"\$f\" | grep -q '^snapshot .*still running' || exit 1; done"
+check "killed: no half-written snapshot is left" [ -z "$(ls killed | grep '\.part$')" ]
+"$CULPRIT" prof -o killed.db killed 2> killed-prof.err
+check "killed: prof reads the snapshots" [ $? = 0 ]
+check "killed: ... and says in one line that the process did not end normally" \
+	[ "$(grep -c 'did not end normally' killed-prof.err)" = 1 ]
+# 2.5 s on two threads at 1 kHz, less up to a second: at least 1.5 s of it.
+check "killed: the samples up to about a second before the kill are kept" \
+	at_least "$(sql killed.db "SELECT sum(value) FROM thread_counters WHERE name = 'samples'")" 1500
+CULPRIT_SNAPSHOT_MS=0 "$CULPRIT" run -o nosnap "$P" killed > nosnap.pid 2> /dev/null &
+runner=$!
+i=0
+while [ ! -s nosnap.pid ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+sleep 1.5
+kill -9 "$(cat nosnap.pid)"
+wait $runner
+check "CULPRIT_SNAPSHOT_MS=0: no snapshots" [ -z "$(ls nosnap 2>/dev/null | grep '\.thread$')" ]
 
 done_testing

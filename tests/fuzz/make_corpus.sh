@@ -147,8 +147,8 @@ def add_section(d, tag, payload):
     return fix(bytes(d[:e]) + raw + bytes(d[e:]))
 
 put('frame-unknown.thread', add_section(th, b'ZZZZ', b'abc'))
-d = bytearray(th); struct.pack_into('<H', d, 10, 2)                # minor 2: skipped
-put('good-unknown-minor2.thread', add_section(d, b'ZZZZ', b'abc'))
+d = bytearray(th); struct.pack_into('<H', d, 10, 9)                # minor 9: skipped
+put('good-unknown-minor9.thread', add_section(d, b'ZZZZ', b'abc'))
 # WAIT: one site (kind, cause column (5: idleness:lock), module, reserved,
 # site, object, count, total, max); a site waited 0 times, longer once than
 # in all, or counted in a column that is not there, is damage.

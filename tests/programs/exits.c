@@ -1,14 +1,19 @@
 /* exits.c - every way a process can end, with a worker thread still
  * running: return, exit, _exit, _Exit, pthread_exit of main, exec,
  * SIGSEGV, abort, SIGTERM, SIGINT; and two threads crashing at the same
- * moment (segv2, abort2), as parallel code often does.
+ * moment (segv2, abort2), as parallel code often does; a program that
+ * closes every descriptor and then dup2()s /dev/null over them all
+ * before it ends normally (closefds); and killed: print
+ * the pid and work for 30 s, for the test to kill with SIGKILL.
  * usage: exits MODE */
 #define _GNU_SOURCE
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "work.h"
@@ -49,7 +54,24 @@ int main(int argc, char **argv)
 	const char *mode = argc > 1 ? argv[1] : "return";
 	pthread_t t;
 
+	if (!strcmp(mode, "killed")) {
+		printf("%d\n", (int)getpid());
+		fflush(stdout);
+		pthread_create(&t, NULL, background, (void *)mode);
+		time_t until = time(NULL) + 30;	/* unless killed first */
+		while (time(NULL) < until)
+			sink += main_work();
+		return 0;
+	}
 	pthread_barrier_init(&together, NULL, 2);
+	if (!strcmp(mode, "closefds")) {
+		for (int fd = 3; fd < 4096; fd++)
+			close(fd);
+		int null = open("/dev/null", O_WRONLY);
+		for (int fd = 3; fd < 1024; fd++)
+			if (fd != null)
+				dup2(null, fd);
+	}
 	pthread_create(&t, NULL, background, (void *)mode);
 	sink += main_work();
 	printf("ending by %s\n", mode);
@@ -58,7 +80,7 @@ int main(int argc, char **argv)
 		pthread_barrier_wait(&together);
 		crash(mode);
 	}
-	if (!strcmp(mode, "exit"))
+	if (!strcmp(mode, "exit") || !strcmp(mode, "closefds"))
 		exit(5);
 	if (!strcmp(mode, "_exit"))
 		_exit(6);
