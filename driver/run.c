@@ -559,14 +559,20 @@ static int wait_for_program(pid_t pid, int *code)
 static void report_measurements(const char *abs, const char *dir, int code, int quiet)
 {
 	int procs, threads;
-	if (count_files(abs, &procs, &threads) < 0)
+	if (count_files(abs, &procs, &threads) < 0) {
+		/* Removed or made unreadable while the program ran: the
+		 * collector could not write (and said so), and nothing is
+		 * left to read. */
+		msg_warn("the measurement directory %s cannot be read (%s): the run's "
+			 "measurements are lost", dir, strerror(errno));
 		return;
+	}
 	if (procs == 0 && threads == 0) {
 		if (rmdir(abs) == 0 && (code == 126 || code == 127))
 			;	/* it never ran: nothing to report */
 		else if (!quiet)
 			msg_warn("no measurements were written (a statically linked program, "
-				 "or one killed by SIGKILL?)");
+				 "or one killed by SIGKILL in its first second?)");
 	} else {
 		/* What the measurement lost ends the line; when it matters, even
 		 * with -q, as a warning. */

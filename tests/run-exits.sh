@@ -81,4 +81,20 @@ kill -9 "$(cat nosnap.pid)"
 wait $runner
 check "CULPRIT_SNAPSHOT_MS=0: no snapshots" [ -z "$(ls nosnap 2>/dev/null | grep '\.thread$')" ]
 
+# The measurement directory removed while the program runs: the program
+# is not disturbed, and culprit run says in one line what was lost.
+"$CULPRIT" run -o gone "$P" killed > gone.pid 2> gone.err &
+runner=$!
+i=0
+while [ ! -s gone.pid ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+rm -rf gone
+sleep 1.5
+kill -TERM "$(cat gone.pid)"
+wait $runner
+check "directory removed: the program ends as it would (143)" [ $? = 143 ]
+check "directory removed: culprit run's last line says the measurements are lost" \
+	sh -c "tail -n 1 gone.err | grep -q 'warning: the measurement directory gone cannot be read (No such file or directory): the run.s measurements are lost'"
+check "directory removed: the collector said once what it could not write" \
+	[ "$(grep -c 'cannot write' gone.err)" = 1 ]
+
 done_testing
