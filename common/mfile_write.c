@@ -5,6 +5,9 @@
  * mfile_section_end() fills them in with pwrite() once the payload is out.
  * Only open, write, pwrite and close are called: all async-signal-safe. */
 #include "mfile_write.h"
+
+/* Where written files' descriptors go (see mfile_writer_open). */
+#define MFILE_HIGH_FD 100
 #include "mfile_format.h"
 #include "crc32c.h"
 
@@ -87,6 +90,16 @@ int mfile_writer_open(struct mfile_writer *w, const char *path, uint32_t kind,
 	w->fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (w->fd < 0)
 		return -errno;
+	/* Snapshots are written while the program runs: move off the low
+	 * descriptors at once, so that a program that closed one and opens
+	 * again (daemons reopen 0, 1 and 2) gets the number it expects. */
+	if (w->fd < MFILE_HIGH_FD) {
+		int high = fcntl(w->fd, F_DUPFD_CLOEXEC, MFILE_HIGH_FD);
+		if (high >= 0) {
+			close(w->fd);
+			w->fd = high;
+		}
+	}
 
 	memset(h, 0, sizeof h);
 	memcpy(h, MFILE_MAGIC, MFILE_MAGIC_LEN);

@@ -4,7 +4,7 @@
 . "${srcdir:-.}/tests/lib.sh"
 
 P=$PROGRAMS/sigs
-for mode in prof blockall ownsig sigsegv; do
+for mode in prof blockall ownsig sigsegv allrt altstack; do
 	"$P" "$mode" > plain.txt
 	plain=$?
 	profile "m-$mode" "$P" "$mode" > out.txt 2> err.txt
@@ -20,5 +20,10 @@ check "blockall: the program believes it blocked culprit's signal" \
 	sh -c "\"$CULPRIT\" run -q -o b2 '$P' blockall | grep -q 'SIGRTMIN+7 blocked: yes'"
 check "ownsig: a program using culprit's signal number is warned once" \
 	sh -c "\"$CULPRIT\" run -q -o o2 '$P' ownsig 2>&1 >/dev/null | grep -c 'uses signal' | grep -qx 1"
+
+check "allrt: every real-time signal the program raised reached its handler" \
+	sh -c "\"$CULPRIT\" run -q -o r2 '$P' allrt 2>/dev/null | grep -Eq 'delivered: ([0-9]+) of \\1\$'"
+check "altstack: the program's handlers run on its own sigaltstack" \
+	sh -c "\"$CULPRIT\" run -q -o a2 '$P' altstack | grep -q 'altstack: yes; altstack still the program.s: yes'"
 
 done_testing

@@ -4,6 +4,10 @@
  *   ownsig    installs a handler for SIGRTMIN+7 (culprit's default sample
  *             signal) and raises it
  *   sigsegv   catches its own SIGSEGV and recovers with siglongjmp
+ *   allrt     installs a handler for every real-time signal, culprit's
+ *             included, then raises each and counts what arrived
+ *   altstack  runs its handlers on its own sigaltstack (SA_ONSTACK) and
+ *             checks that they ran there
  * usage: sigs MODE */
 #define _GNU_SOURCE
 #include <setjmp.h>
@@ -26,6 +30,16 @@ static void count(int sig)
 {
 	(void)sig;
 	hits++;
+}
+
+static char altstack[64 * 1024];
+static volatile sig_atomic_t on_alt;
+
+static void where(int sig)
+{
+	char here;
+	(void)sig;
+	on_alt = &here >= altstack && &here < altstack + sizeof altstack;
 }
 
 static void on_segv(int sig)
@@ -84,6 +98,35 @@ int main(int argc, char **argv)
 		printf("recovered from %d SIGSEGV\n", (int)hits);
 		return 0;
 	}
-	fprintf(stderr, "usage: sigs prof|blockall|ownsig|sigsegv\n");
+	if (!strcmp(mode, "allrt")) {
+		struct sigaction sa;
+		memset(&sa, 0, sizeof sa);
+		sa.sa_handler = count;
+		for (int s = SIGRTMIN; s <= SIGRTMAX; s++)
+			sigaction(s, &sa, NULL);
+		sink += busy();
+		for (int s = SIGRTMIN; s <= SIGRTMAX; s++)
+			raise(s);
+		printf("real-time signals delivered: %d of %d\n", (int)hits,
+		       SIGRTMAX - SIGRTMIN + 1);
+		return 0;
+	}
+	if (!strcmp(mode, "altstack")) {
+		stack_t ss = { .ss_sp = altstack, .ss_size = sizeof altstack, .ss_flags = 0 };
+		struct sigaction sa;
+		sigaltstack(&ss, NULL);
+		memset(&sa, 0, sizeof sa);
+		sa.sa_handler = where;
+		sa.sa_flags = SA_ONSTACK;
+		sigaction(SIGUSR1, &sa, NULL);
+		sink += busy();
+		raise(SIGUSR1);
+		stack_t now;
+		sigaltstack(NULL, &now);
+		printf("handler on the program's altstack: %s; altstack still the program's: %s\n",
+		       on_alt ? "yes" : "no", now.ss_sp == altstack ? "yes" : "no");
+		return 0;
+	}
+	fprintf(stderr, "usage: sigs prof|blockall|ownsig|sigsegv|allrt|altstack\n");
 	return 2;
 }
