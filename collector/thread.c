@@ -15,6 +15,8 @@
 #define _GNU_SOURCE
 #include "collector.h"
 
+#include <stddef.h>
+
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
@@ -55,7 +57,6 @@ struct culprit_thread *culprit_thread_list(void)
 
 static void reset_slot(struct culprit_thread *t)
 {
-	struct culprit_thread *next = t->next;
 	/* Records from the pool may outlive the thread; the pool stays with
 	 * the slot and serves the next thread in it. */
 	struct ctx_pool *pool = t->ctx_pool;
@@ -70,8 +71,11 @@ static void reset_slot(struct culprit_thread *t)
 	uint32_t scratch_cap = t->scratch_cap, prefix_cap = t->prefix_cap;
 	uint64_t *prefix_key = t->prefix_key;
 	uint32_t *prefix_node = t->prefix_node;
-	memset((char *)t + sizeof t->state, 0, sizeof *t - sizeof t->state);
-	t->next = next;
+	/* Everything after the registry link: other threads walk the list
+	 * (slot_get) while this slot is reset, and a link cleared and put
+	 * back could be read torn (half its bytes zero) and followed. */
+	size_t keep = offsetof(struct culprit_thread, next) + sizeof t->next;
+	memset((char *)t + keep, 0, sizeof *t - keep);
 	t->ctx_pool = pool;
 	t->capture_memo = memo;
 	t->waits = waits;

@@ -59,4 +59,15 @@ else
 	skip "threads: a thread's thread is under all its creators" "the sqlite3 program is not installed"
 fi
 
+# 10,000 threads that come and go: every one measured and read back.
+"$PROGRAMS/churn" > churn-plain.out
+plain=$?
+profile churn "$PROGRAMS/churn" > churn.out
+got=$?
+check "10,000 threads: the same output and status" \
+	sh -c "cmp -s churn-plain.out churn.out && [ $got = $plain ] && [ $got = 0 ]"
+check "10,000 threads: a file for each, and for main" [ "$(ls churn | grep -c '\.thread$')" = 10001 ]
+prof churn
+check "10,000 threads: prof reads them all" [ "$(sql churn.db 'SELECT count(*) FROM threads')" = 10001 ]
+
 done_testing
