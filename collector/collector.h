@@ -274,6 +274,7 @@ struct culprit_thread {
 	volatile sig_atomic_t in_unwind;	/* a fault now is ours to catch */
 	sigjmp_buf unwind_jmp;		/* where a fault in the unwinder lands */
 	uint64_t wakeups;		/* samples taken; lets sleeps restart */
+	uintptr_t sample_pc;		/* in its handler: where it interrupted */
 	void *altstack;			/* our sigaltstack, if we made one */
 	/* Scratch for the sample path, mapped per thread slot and kept with
 	 * it; it grows as deep stacks need (scratch_reserve). */
@@ -434,6 +435,10 @@ HIDDEN void loadmap_refresh(int from_signal);
 /* Maps ADDR to a module id and the address in that module's ELF terms.
  * Returns 0 when ADDR is in no known module.  async-signal-safe. */
 HIDDEN uint32_t loadmap_lookup(uintptr_t addr, uint64_t *offset);
+/* Whether PC is in libc or the dynamic loader, whose code may be taking
+ * or releasing the loader's list lock: a handler that interrupted it must
+ * not call glibc's dl_iterate_phdr.  async-signal-safe. */
+HIDDEN int loadmap_may_hold_loader_lock(uintptr_t pc);
 /* Changes whenever a module goes away, so cached translations go stale. */
 HIDDEN uint32_t loadmap_generation(void);
 /* Writes the MODS section.  async-signal-safe. */

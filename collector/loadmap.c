@@ -6,8 +6,12 @@
  *   - the module records: path, build-id, segments, load and unload times
  *     (written to the process file's MODS section);
  *   - an index of the executable ranges of the modules mapped now, which
- *     the signal handler searches; a sequence counter (a seqlock) lets the
- *     handler detect a concurrent update and retry instead of locking.
+ *     the signal handler searches.  There are two copies: an update
+ *     writes the one not in use and then publishes it, so a handler that
+ *     interrupts an update (in another thread, or in its own, in the
+ *     middle of dlclose's refresh) still finds every module mapped before
+ *     it.  A sequence counter says which copy is current and lets a
+ *     reader see that its copy was rewritten while it read.
  *
  * We do not wrap dlopen(): glibc searches the *caller's* RPATH/RUNPATH, and
  * a wrapper would make us the caller.  Instead the map is refreshed when a
@@ -15,7 +19,18 @@
  * load/unload counters make the no-change case cheap), after dlclose(),
  * and before the map is written.  Refreshing reads only the loader's list
  * and mapped ELF headers and allocates from our own mappings, so it is
- * async-signal-safe; libunwind calls dl_iterate_phdr from handlers too.
+ * async-signal-safe.
+ *
+ * But glibc's dl_iterate_phdr takes the loader's list lock, and a handler
+ * that interrupts the very instructions that take or release it (in
+ * dlopen, dlclose or another dl_iterate_phdr) and calls it again waits
+ * for itself forever: the lock is recursive, but only once its owner is
+ * set.  Those instructions are in libc and the loader.  libunwind calls
+ * dl_iterate_phdr to find each frame's unwind tables, so we interpose it:
+ * called from a sample handler that interrupted libc or the loader, it
+ * iterates this file's records of the modules mapped now, without a lock,
+ * and the handler does not refresh those records.  Elsewhere it is
+ * glibc's.
  */
 #define _GNU_SOURCE
 #include "collector.h"
@@ -40,6 +55,8 @@ struct module {
 	int seen;			/* scratch for refresh */
 	uintptr_t bias;			/* dlpi_addr */
 	const void *phdr;		/* dlpi_phdr: identifies this load */
+	uint16_t phnum;			/* dlpi_phnum */
+	int locks_loader;		/* libc or the loader: may hold its lock */
 	uint64_t load_ns, unload_ns;
 	uint32_t path_off, path_len;	/* in path_pool */
 	unsigned char build_id[64];
@@ -61,15 +78,20 @@ static struct module *modules;		/* MAX_MODULES records */
 static _Atomic uint32_t nmodules;
 static char *path_pool;
 static uint32_t path_used;
-static struct range *ranges;		/* 2 * MAX_MODULES executable ranges */
-static uint32_t nranges;
-static _Atomic uint32_t seq;		/* odd while ranges[] is being rewritten */
+#define MAX_RANGES (2 * MAX_MODULES)
+static struct range *ranges[2];		/* MAX_RANGES executable ranges each */
+static uint32_t nranges[2];
+/* Odd while an update writes the copy not in use.  seq / 2 counts the
+ * updates published; copy (seq / 2) % 2 is the current one. */
+static _Atomic uint32_t seq;
 static _Atomic uint32_t generation;	/* bumped when a module goes away */
 static atomic_flag writer = ATOMIC_FLAG_INIT;
 static unsigned long long last_adds = ~0ull, last_subs = ~0ull;
 static uintptr_t vdso_base;
 static uintptr_t self_addr;		/* an address inside this library */
 static int full_warned;
+typedef int iterate_fn(int (*)(struct dl_phdr_info *, size_t, void *), void *);
+static iterate_fn *real_iterate;	/* glibc's dl_iterate_phdr */
 
 /* ---- the index the handler reads -------------------------------------- */
 
@@ -78,29 +100,30 @@ uint32_t loadmap_lookup(uintptr_t addr, uint64_t *offset)
 {
 	for (int attempt = 0; attempt < 3; attempt++) {
 		uint32_t s1 = atomic_load_explicit(&seq, memory_order_acquire);
-		if (s1 & 1)
-			continue;
-		uint32_t lo = 0, hi = __atomic_load_n(&nranges, __ATOMIC_RELAXED);
+		const struct range *r = ranges[(s1 / 2) % 2];
+		uint32_t lo = 0, hi = __atomic_load_n(&nranges[(s1 / 2) % 2], __ATOMIC_RELAXED);
 		uint32_t found = 0;
 		uint64_t off = 0;
-		if (hi > 2 * MAX_MODULES)
-			hi = 2 * MAX_MODULES;
+		if (hi > MAX_RANGES)
+			hi = MAX_RANGES;
 		while (lo < hi) {
 			uint32_t mid = lo + (hi - lo) / 2;
-			uintptr_t start = __atomic_load_n(&ranges[mid].start, __ATOMIC_RELAXED);
-			uintptr_t end = __atomic_load_n(&ranges[mid].end, __ATOMIC_RELAXED);
+			uintptr_t start = __atomic_load_n(&r[mid].start, __ATOMIC_RELAXED);
+			uintptr_t end = __atomic_load_n(&r[mid].end, __ATOMIC_RELAXED);
 			if (addr < start) {
 				hi = mid;
 			} else if (addr >= end) {
 				lo = mid + 1;
 			} else {
-				found = __atomic_load_n(&ranges[mid].module, __ATOMIC_RELAXED);
-				off = addr - __atomic_load_n(&ranges[mid].bias, __ATOMIC_RELAXED);
+				found = __atomic_load_n(&r[mid].module, __ATOMIC_RELAXED);
+				off = addr - __atomic_load_n(&r[mid].bias, __ATOMIC_RELAXED);
 				break;
 			}
 		}
+		/* Our copy is rewritten from the second update after the one
+		 * that published it: from seq = (s1 & ~1) + 3 on. */
 		atomic_thread_fence(memory_order_acquire);
-		if (atomic_load_explicit(&seq, memory_order_relaxed) == s1) {
+		if (atomic_load_explicit(&seq, memory_order_relaxed) - (s1 & ~1u) < 3) {
 			*offset = off;
 			return found;
 		}
@@ -113,34 +136,38 @@ uint32_t loadmap_generation(void)
 	return atomic_load_explicit(&generation, memory_order_relaxed);
 }
 
+/* Writes the copy not in use, then publishes it.  The caller holds the
+ * writer lock. */
 static void rebuild_ranges(void)
 {
 	uint32_t n = 0, count = atomic_load(&nmodules);
+	uint32_t s = atomic_fetch_add_explicit(&seq, 1, memory_order_acq_rel);	/* odd */
+	uint32_t copy = (s / 2 + 1) % 2;
+	struct range *out = ranges[copy];
 
-	atomic_fetch_add_explicit(&seq, 1, memory_order_acq_rel);	/* odd */
 	atomic_thread_fence(memory_order_release);
 	for (uint32_t m = 0; m < count; m++) {
 		const struct module *mod = &modules[m];
 		if (!mod->live)
 			continue;
-		for (uint32_t s = 0; s < mod->nseg && n < 2 * MAX_MODULES; s++) {
-			if (!(mod->seg[s].flags & PF_X))
+		for (uint32_t g = 0; g < mod->nseg && n < MAX_RANGES; g++) {
+			if (!(mod->seg[g].flags & PF_X))
 				continue;
 			struct range r = {
-				mod->bias + mod->seg[s].vaddr,
-				mod->bias + mod->seg[s].vaddr + mod->seg[s].memsz,
+				mod->bias + mod->seg[g].vaddr,
+				mod->bias + mod->seg[g].vaddr + mod->seg[g].memsz,
 				m + 1, mod->bias
 			};
 			/* insertion sort by start: few modules, rare updates */
 			uint32_t i = n++;
-			while (i > 0 && ranges[i - 1].start > r.start) {
-				ranges[i] = ranges[i - 1];
+			while (i > 0 && out[i - 1].start > r.start) {
+				out[i] = out[i - 1];
 				i--;
 			}
-			ranges[i] = r;
+			out[i] = r;
 		}
 	}
-	__atomic_store_n(&nranges, n, __ATOMIC_RELAXED);
+	__atomic_store_n(&nranges[copy], n, __ATOMIC_RELAXED);
 	atomic_fetch_add_explicit(&seq, 1, memory_order_release);	/* even */
 }
 
@@ -213,6 +240,18 @@ static void vdso_name(const unsigned char *id, uint32_t len, char *buf, size_t s
 	culprit_format(buf + n, size - n, ".so");
 }
 
+/* Whether the library NAME is libc or the dynamic loader, whose code
+ * takes and releases the loader's list lock. */
+static int locks_loader(const char *name)
+{
+	const char *base = name ? strrchr(name, '/') : NULL;
+	base = base ? base + 1 : name;
+	if (!base)
+		return 0;
+	return strncmp(base, "libc.so", 7) == 0 || strncmp(base, "ld-linux", 8) == 0 ||
+	       strncmp(base, "ld.so", 5) == 0 || strncmp(base, "libpthread.so", 13) == 0;
+}
+
 static void add_module(const struct dl_phdr_info *info, int first)
 {
 	uint32_t count = atomic_load(&nmodules);
@@ -229,6 +268,8 @@ static void add_module(const struct dl_phdr_info *info, int first)
 	m->seen = 1;
 	m->bias = info->dlpi_addr;
 	m->phdr = info->dlpi_phdr;
+	m->phnum = info->dlpi_phnum;
+	m->locks_loader = locks_loader(info->dlpi_name);
 	m->load_ns = culprit_now_monotonic();
 	for (int i = 0; i < info->dlpi_phnum && m->nseg < MAX_SEGMENTS; i++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
@@ -318,7 +359,7 @@ void loadmap_refresh(int from_signal)
 	if (!modules || !lock_writer(from_signal))
 		return;
 	struct scan sc = { 0, 0, 0, 1 };
-	dl_iterate_phdr(scan_cb, &sc);
+	real_iterate(scan_cb, &sc);
 	if (sc.adds == last_adds && sc.subs == last_subs) {
 		unlock_writer();
 		return;
@@ -327,7 +368,7 @@ void loadmap_refresh(int from_signal)
 	for (uint32_t i = 0; i < count; i++)
 		modules[i].seen = 0;
 	sc = (struct scan){ 0, 0, 0, 0 };
-	dl_iterate_phdr(scan_cb, &sc);
+	real_iterate(scan_cb, &sc);
 	int gone = 0;
 	count = atomic_load(&nmodules);
 	for (uint32_t i = 0; i < count; i++) {
@@ -345,12 +386,58 @@ void loadmap_refresh(int from_signal)
 	unlock_writer();
 }
 
+/* async-signal-safe */
+int loadmap_may_hold_loader_lock(uintptr_t pc)
+{
+	uint64_t offset;
+	uint32_t id = loadmap_lookup(pc, &offset);
+	return id && modules[id - 1].locks_loader;
+}
+
+/* dl_iterate_phdr over our records of the modules mapped now, for
+ * culprit's own callers.  A module unmapped meanwhile can still be
+ * listed: its reader's fault guard covers that.  async-signal-safe. */
+static int iterate_records(int (*cb)(struct dl_phdr_info *, size_t, void *), void *data)
+{
+	uint32_t count = atomic_load(&nmodules);
+	int rc = 0;
+	for (uint32_t i = 0; i < count && rc == 0; i++) {
+		const struct module *m = &modules[i];
+		if (!m->live || !m->phdr)
+			continue;
+		struct dl_phdr_info info = {
+			.dlpi_addr = m->bias,
+			.dlpi_name = (m->flags & MFILE_MOD_MAIN) ? "" : path_pool + m->path_off,
+			.dlpi_phdr = m->phdr,
+			.dlpi_phnum = m->phnum,
+			.dlpi_adds = last_adds,
+			.dlpi_subs = last_subs,
+		};
+		rc = cb(&info, sizeof info, data);
+	}
+	return rc;
+}
+
+EXPORT int dl_iterate_phdr(int (*cb)(struct dl_phdr_info *, size_t, void *), void *data)
+{
+	struct culprit_thread *t = modules ? culprit_thread_self() : NULL;
+	if (t && atomic_load(&t->state) == THREAD_BUSY && t->sample_pc &&
+	    loadmap_may_hold_loader_lock(t->sample_pc))
+		return iterate_records(cb, data);
+	iterate_fn *real = real_iterate ? real_iterate : (iterate_fn *)culprit_real("dl_iterate_phdr");
+	return real ? real(cb, data) : 0;
+}
+
 int loadmap_init(void)
 {
 	modules = culprit_map(MAX_MODULES * sizeof *modules);
 	path_pool = culprit_map(PATH_POOL_SIZE);
-	ranges = culprit_map(2 * MAX_MODULES * sizeof *ranges);
-	if (!modules || !path_pool || !ranges)
+	ranges[0] = culprit_map(2 * MAX_RANGES * sizeof *ranges[0]);
+	ranges[1] = ranges[0] ? ranges[0] + MAX_RANGES : NULL;
+	if (!modules || !path_pool || !ranges[0])
+		return -1;
+	real_iterate = (iterate_fn *)culprit_real("dl_iterate_phdr");
+	if (!real_iterate)
 		return -1;
 	vdso_base = (uintptr_t)getauxval(AT_SYSINFO_EHDR);
 	self_addr = (uintptr_t)&loadmap_init;
@@ -364,9 +451,8 @@ void loadmap_fork_child(void)
 	/* Another thread may have held the writer lock or been mid-update
 	 * when we forked; in the child nobody is. */
 	atomic_flag_clear(&writer);
-	uint32_t s = atomic_load(&seq);
-	if (s & 1)
-		atomic_store(&seq, s + 1);
+	/* An update cut short wrote only the copy not in use: drop it. */
+	atomic_store(&seq, atomic_load(&seq) & ~1u);
 }
 
 /* ---- output -------------------------------------------------------------- */

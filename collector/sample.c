@@ -162,6 +162,8 @@ void culprit_sample_handler(int sig, siginfo_t *info, void *ucv)
 		errno = saved_errno;
 		return;
 	}
+	/* For dl_iterate_phdr (loadmap.c), while this handler runs. */
+	t->sample_pc = (uintptr_t)((ucontext_t *)ucv)->uc_mcontext.gregs[REG_RIP];
 	/* Our own cost, kept so that every measurement says what it cost. */
 	uint64_t t0 = culprit_now_monotonic();
 	t->counter[CNT_SIGNALS]++;
@@ -177,6 +179,7 @@ void culprit_sample_handler(int sig, siginfo_t *info, void *ucv)
 		t1 = culprit_now_monotonic();
 	}
 	t->counter[CNT_HANDLER_NS] += t1 - t0;
+	t->sample_pc = 0;
 	expected = THREAD_BUSY;
 	atomic_compare_exchange_strong(&t->state, &expected, THREAD_LIVE);
 	errno = saved_errno;

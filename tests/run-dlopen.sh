@@ -19,4 +19,20 @@ for lib in libplugin_a.so libplugin_b.so; do
 done
 check "dl: no sampled frame is outside every module" [ "$(counter "$f" frames:unknown_module)" = 0 ]
 
+# 20,000 dlopen/dlclose pairs at 5 kHz: samples land while the loader
+# takes and releases its list lock.  A handler that called glibc's
+# dl_iterate_phdr there (through libunwind) waited for itself forever.
+rc=0
+timeout 60 "$CULPRIT" run -q -e CPUTIME@f5000 -o churn "$PROGRAMS/dl" "$PROGRAMS" 20000 \
+	> churn.txt 2>&1 || rc=$?
+check "dl churn: 20,000 dlopen/dlclose under sampling end, status 0 (it is $rc; 124: hung)" \
+	[ "$rc" = 0 ]
+check "dl churn: the program ran normally" grep -q "dl done" churn.txt
+f=$(one_file churn/dl-*-t0.thread)
+samples=$(counter "$f" samples)
+unknown=$(counter "$f" frames:unknown_module)
+note "dl churn: $samples samples, $unknown frames in no module"
+check "dl churn: fewer than 1 frame in 100 samples is outside every module" \
+	[ "$((unknown * 100))" -lt "$samples" ]
+
 done_testing
