@@ -244,6 +244,7 @@ enum thread_counter {
 	CNT_CTX_FREED,		/* records whose last reference the thread dropped */
 	CNT_WORKER_CHANGES,	/* worker states declared: idleness was tracked */
 	CNT_WAITS_LOST,		/* waits not counted: the thread's table was full */
+	CNT_THROTTLED,		/* signals passed over: the handler's time was over budget */
 	CNT_MAX
 };
 HIDDEN extern const char *const culprit_counter_names[CNT_MAX];
@@ -275,6 +276,7 @@ struct culprit_thread {
 	sigjmp_buf unwind_jmp;		/* where a fault in the unwinder lands */
 	uint64_t wakeups;		/* samples taken; lets sleeps restart */
 	uintptr_t sample_pc;		/* in its handler: where it interrupted */
+	uint64_t throttle_until_ns;	/* monotonic: pass signals over until then */
 	void *altstack;			/* our sigaltstack, if we made one */
 	/* Scratch for the sample path, mapped per thread slot and kept with
 	 * it; it grows as deep stacks need (scratch_reserve). */

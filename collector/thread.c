@@ -48,6 +48,7 @@ const char *const culprit_counter_names[CNT_MAX] = {
 	[CNT_CTX_FREED] = "context:freed",
 	[CNT_WORKER_CHANGES] = "worker:changes",
 	[CNT_WAITS_LOST] = "waits:lost",
+	[CNT_THROTTLED] = "throttled",
 };
 
 struct culprit_thread *culprit_thread_list(void)

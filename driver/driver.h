@@ -32,6 +32,7 @@ enum program_kind program_kind(const char *path);
 
 struct run_health {
 	unsigned long long samples, dropped, partial, truncated, waits_lost;
+	unsigned long long throttled;	/* signals merged into later samples */
 	unsigned long long missing;	/* threads a process file counts, without a file */
 	unsigned long long damaged;	/* files that do not read back */
 	unsigned long long unfinished;	/* processes whose files are snapshots */

@@ -51,6 +51,7 @@ void run_health_read(const char *dir, struct run_health *h)
 			h->partial += counter(t, "unwind:partial");
 			h->truncated += counter(t, "unwind:truncated");
 			h->waits_lost += counter(t, "waits:lost");
+			h->throttled += counter(t, "throttled");
 			mfile_free(mf);
 		} else {
 			if (mf->kind == MFILE_PROCESS) {
@@ -92,6 +93,10 @@ void run_health_text(const struct run_health *h, char *out, size_t size)
 		add(out, size, "%s%llu %s", h->partial, "samples unwound only partly");
 	if (h->truncated)
 		add(out, size, "%s%llu %s", h->truncated, "samples deeper than the depth limit");
+	if (h->throttled)
+		add(out, size, "%s%llu %s", h->throttled,
+		    "signals merged into later samples: unwinding took over a quarter of the "
+		    "time (deep stacks? lower --max-depth or the rate)");
 	if (h->waits_lost)
 		add(out, size, "%s%llu %s", h->waits_lost, "waits not recorded");
 	if (h->missing)

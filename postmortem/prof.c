@@ -312,6 +312,8 @@ struct analysis {
 	struct diag_result *diagnosis;	/* the result */
 };
 
+#define ANALYSIS_STACK ((size_t)1 << 30)
+
 static void *analyse(void *arg)
 {
 	struct analysis *an = arg;
@@ -332,12 +334,21 @@ static int write_results(sqlite3 *db, const struct prof_options *o, const struct
 	quality_write(db);
 	const uint32_t *sole = thread_values_sole(values);
 	struct analysis an = { p->tree, &o->thresholds, values, NULL };
+	/* The diagnoses walk the tree recursively, and a tree can be as deep
+	 * as the collector's depth limit (a million frames): a stack of its
+	 * own, reserved, not used, unless the tree is that deep. */
+	pthread_attr_t attr;
 	pthread_t worker;
-	int beside = o->jobs > 1 && pthread_create(&worker, NULL, analyse, &an) == 0;
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, ANALYSIS_STACK);
+	int started = pthread_create(&worker, &attr, analyse, &an) == 0;
+	pthread_attr_destroy(&attr);
+	if (started && o->jobs == 1)
+		pthread_join(worker, NULL);	/* one job: one thing at a time */
 	tables_write_tree(db, p->tree, sole);
-	if (beside)
+	if (started && o->jobs > 1)
 		pthread_join(worker, NULL);
-	else
+	else if (!started)
 		analyse(&an);
 	progress_update("%zu per-thread values", thread_values_count(values));
 	thread_values_write(values);
