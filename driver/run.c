@@ -61,6 +61,8 @@ static const char run_usage[] =
 	"      --io-idle       count a thread blocked in I/O (read, poll, accept, ...)\n"
 	"                      as idle, cause io (default: working, as it is not\n"
 	"                      waiting for the program's other threads)\n"
+	"      --allow-static  run a statically linked PROGRAM, which culprit cannot\n"
+	"                      measure, for the dynamically linked programs it starts\n"
 	"  -q, --quiet         do not print where the measurements went\n"
 	"  -h, --help          show this help\n"
 	"\n"
@@ -272,6 +274,7 @@ struct run_options {
 	enum openmp_mode openmp;	/* --openmp */
 	int no_waits;			/* --no-waits */
 	int io_idle;			/* --io-idle */
+	int allow_static;		/* --allow-static */
 	int quiet;			/* -q */
 	int list_events;		/* -L: list the events, run nothing */
 	int help;			/* -h: print the usage, run nothing */
@@ -302,6 +305,7 @@ static int parse_run_options(int argc, char **argv, struct run_options *o)
 		{ "max-depth", required_argument, NULL, 'D' },
 		{ "no-waits", no_argument, NULL, 'W' },
 		{ "io-idle", no_argument, NULL, 'I' },
+		{ "allow-static", no_argument, NULL, 'S' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -342,6 +346,9 @@ static int parse_run_options(int argc, char **argv, struct run_options *o)
 			break;
 		case 'I':
 			o->io_idle = 1;
+			break;
+		case 'S':
+			o->allow_static = 1;
 			break;
 		default:
 			fputs(run_usage, stderr);
@@ -410,9 +417,18 @@ static int prepare_run(const struct run_options *o, struct run_plan *plan)
 	int status = resolve_program(o->program_argv[0], plan->program, sizeof plan->program);
 	if (status != 0)
 		return status;
-	if (program_kind(plan->program) == PROGRAM_STATIC)
-		msg_warn("%s is statically linked: culprit can only measure dynamically linked "
-			 "programs, so nothing will be recorded", plan->program);
+	/* The collector is loaded by the dynamic loader, which a static
+	 * program does not have.  Refused, unless asked for: what it runs may
+	 * be dynamically linked (a static shell or make), and measured. */
+	if (program_kind(plan->program) == PROGRAM_STATIC) {
+		if (!o->allow_static)
+			return msg_error("%s is statically linked: culprit cannot load its "
+					 "collector into it, so it would measure nothing; link it "
+					 "dynamically (or use --allow-static to measure only the "
+					 "programs it starts)", plan->program);
+		msg_warn("%s is statically linked: only the dynamically linked programs it "
+			 "starts will be measured", plan->program);
+	}
 	if (openmp_preload(plan->program, o->openmp, o->quiet, plan->libomp,
 			   sizeof plan->libomp) < 0)
 		return EXIT_FAIL;

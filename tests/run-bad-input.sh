@@ -77,4 +77,35 @@ dump_fails newer.thread "header checksum\|version" "file from a newer culprit"
 check "a directory is not a measurement file: status 1, one line" \
 	sh -c "\"$CULPRIT\" dump good > dir.out 2> dir.err; [ \$? = 1 ] && [ \$(wc -l < dir.err) = 1 ] && [ ! -s dir.out ]"
 
+# ---- a statically linked program: no dynamic loader, so no collector ------
+# Refused before it runs, unless --allow-static, which runs it for the
+# dynamically linked programs it starts (a static make or shell).
+cat > launch.c <<'EOF_C'
+#include <stdio.h>
+#include <unistd.h>
+int main(int argc, char **argv)
+{
+	if (argc > 1) {
+		execv(argv[1], argv + 1);
+		return 127;
+	}
+	puts("static launcher ran");
+	return 3;
+}
+EOF_C
+if ${CC:-cc} -static -o launch launch.c 2> /dev/null; then
+	expect 1 "launch is statically linked: culprit cannot load its collector into it" \
+		"run on a static program" "$CULPRIT" run -o st ./launch
+	check "run on a static program: it did not run, no directory made" [ ! -e st ]
+	rc=0
+	"$CULPRIT" run --allow-static -o st2 ./launch "$PROGRAMS/leaves" > st2.out 2> st2.err || rc=$?
+	check "run --allow-static: the program runs, its status kept (0: leaves' own)" [ "$rc" = 0 ]
+	check "run --allow-static: says before it runs that only what it starts is measured" \
+		sh -c "head -n 1 st2.err | grep -q 'statically linked: only the dynamically linked programs it starts'"
+	check "run --allow-static: the dynamically linked program it exec'd was measured" \
+		sh -c "ls st2/leaves-*.process > /dev/null"
+else
+	skip "a statically linked program" "no static C library to link one with"
+fi
+
 done_testing
