@@ -13,6 +13,10 @@
  *
  * A vfork() child shares our memory: it must not write the parent's files
  * or stop its sampling, which culprit_process_is_self() guards.
+ *
+ * A set-user-ID or set-group-ID program that changes who runs it, or one
+ * with file capabilities, runs in the loader's secure mode, which drops
+ * LD_PRELOAD: it is not measured, and we say so as it is started.
  */
 #define _GNU_SOURCE
 #include "collector.h"
@@ -23,6 +27,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 extern char **environ;
@@ -152,6 +159,52 @@ static void env_release(struct env_copy *e)
 		culprit_unmap(e->map, e->size);
 }
 
+/* Says so if PATH would run in the loader's secure mode, without us.
+ * async-signal-safe (a vfork child may call it). */
+static void warn_if_secure(const char *path)
+{
+	struct stat st;
+	struct statvfs vfs;
+	if (!culprit_config.active || !path || stat(path, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    (statvfs(path, &vfs) == 0 && (vfs.f_flag & ST_NOSUID)))
+		return;
+	const char *why = NULL;
+	if ((st.st_mode & S_ISUID) && st.st_uid != geteuid())
+		why = "set-user-ID";
+	else if ((st.st_mode & S_ISGID) && st.st_gid != getegid())
+		why = "set-group-ID";
+	else if (geteuid() != 0 && getxattr(path, "security.capability", NULL, 0) > 0)
+		why = "given file capabilities";
+	if (why)
+		culprit_log("%s is %s: the system drops LD_PRELOAD for it, so it runs "
+			    "unmeasured", path, why);
+}
+
+/* FILE as execvp() finds it in PATH, into BUF (of SIZE); NULL if not
+ * found.  async-signal-safe. */
+static const char *search_path(const char *file, char *buf, size_t size)
+{
+	if (!file || strchr(file, '/'))
+		return file;
+	const char *dirs = NULL;
+	for (char **e = environ; e && *e && !dirs; e++)
+		if (starts_with(*e, "PATH="))
+			dirs = *e + 5;
+	if (!dirs)
+		dirs = "/bin:/usr/bin";
+	while (*dirs) {
+		size_t len = strcspn(dirs, ":");
+		if (len + strlen(file) + 2 <= size) {
+			memcpy(buf, dirs, len);
+			culprit_format(buf + len, size - len, "%s%s", len ? "/" : "", file);
+			if (access(buf, X_OK) == 0)
+				return buf;
+		}
+		dirs += len + (dirs[len] == ':');
+	}
+	return NULL;
+}
+
 /* Runs an exec call: finish the image, exec, start over if it failed. */
 #define DO_EXEC(envp, call)                                                  \
 	({                                                                   \
@@ -172,21 +225,27 @@ static void env_release(struct env_copy *e)
 
 EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 {
+	warn_if_secure(path);
 	return DO_EXEC(envp, REAL(execve)(path, argv, env_));
 }
 
 EXPORT int execv(const char *path, char *const argv[])
 {
+	warn_if_secure(path);
 	return DO_EXEC(environ, REAL(execve)(path, argv, env_));
 }
 
 EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
 {
+	char found[1024];
+	warn_if_secure(search_path(file, found, sizeof found));
 	return DO_EXEC(envp, REAL(execvpe)(file, argv, env_));
 }
 
 EXPORT int execvp(const char *file, char *const argv[])
 {
+	char found[1024];
+	warn_if_secure(search_path(file, found, sizeof found));
 	return DO_EXEC(environ, REAL(execvpe)(file, argv, env_));
 }
 
@@ -263,6 +322,7 @@ EXPORT int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_acti
 	struct env_copy e;
 	_Alignas(16) char stack[ENV_ON_STACK];
 	char *const *env = env_prepare(envp, &e, stack);
+	warn_if_secure(path);
 	int rc = REAL(posix_spawn)(pid, path, fa, attr, argv, env);
 	env_release(&e);
 	return rc;
@@ -274,6 +334,8 @@ EXPORT int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_act
 	struct env_copy e;
 	_Alignas(16) char stack[ENV_ON_STACK];
 	char *const *env = env_prepare(envp, &e, stack);
+	char found[1024];
+	warn_if_secure(search_path(file, found, sizeof found));
 	int rc = REAL(posix_spawnp)(pid, file, fa, attr, argv, env);
 	env_release(&e);
 	return rc;

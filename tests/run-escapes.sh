@@ -1,8 +1,8 @@
 #!/bin/sh
 # run-escapes.sh - programs that leave the paths culprit interposes while
 # it samples: longjmp and C++ exceptions out of sampled frames, vfork,
-# threads and processes made with the raw clone system call, and a
-# recursion through a 4 GiB stack.  Each must run as it does plainly, and
+# threads and processes made with the raw clone system call, exec of a
+# set-user-ID program, and a recursion through a 4 GiB stack.  Each must run as it does plainly, and
 # what culprit could see must be right.
 . "${srcdir:-.}/tests/lib.sh"
 
@@ -76,6 +76,27 @@ f=$(one_file fork/*-t0.thread)
 check "fork: the parent's file ended by its own exit" \
 	sh -c "\"$CULPRIT\" dump '$f' | grep -q '^ended .*by exit'"
 check "fork: the child's work is not in the parent's file" [ "$(inclusive "$f" forked_work)" = 0 ]
+
+# ---- exec of a set-user-ID program -------------------------------------------
+# The loader drops LD_PRELOAD for it: culprit must say so as it starts it.
+# A copy of leaves, set-user-ID to nobody (needs root to make).
+cp "$PROGRAMS/leaves" leaves_suid
+nosuid=$(findmnt -no OPTIONS -T . 2> /dev/null | grep -c nosuid)
+if [ "$(id -u)" = 0 ] && [ "$nosuid" = 0 ] && chown nobody leaves_suid 2> /dev/null &&
+	chmod 4755 leaves_suid && [ -u leaves_suid ]; then
+	rc=0
+	"$CULPRIT" run -q -o suid env ./leaves_suid > suid.out 2> suid.err || rc=$?
+	note "suid: $(cat suid.err)"
+	check "suid: it ran, status 0" sh -c "[ $rc = 0 ] && grep -q 'leaves done' suid.out"
+	check "suid: culprit says it runs unmeasured, in one line" \
+		[ "$(grep -c 'leaves_suid is set-user-ID: the system drops LD_PRELOAD for it, so it runs unmeasured' suid.err)" = 1 ]
+	check "suid: ... and it did not measure it" [ -z "$(ls suid | grep '^leaves')" ]
+	"$CULPRIT" run -q -o plainexec env "$PROGRAMS/leaves" > /dev/null 2> plainexec.err
+	check "suid: an ordinary exec is not warned about, and is measured" \
+		sh -c "! grep -q 'set-user-ID' plainexec.err && ls plainexec/leaves-*.process > /dev/null"
+else
+	skip "exec of a set-user-ID program" "not root, or a nosuid file system: cannot make one"
+fi
 
 # ---- a recursion through a 4 GiB stack ----------------------------------------
 # 990,000 frames of 4 KB; each sample unwinds 65,536 of them (the depth
