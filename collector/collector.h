@@ -276,7 +276,8 @@ struct culprit_thread {
 	sigjmp_buf unwind_jmp;		/* where a fault in the unwinder lands */
 	uint64_t wakeups;		/* samples taken; lets sleeps restart */
 	uintptr_t sample_pc;		/* in its handler: where it interrupted */
-	uint64_t throttle_until_ns;	/* monotonic: pass signals over until then */
+	int64_t handler_credit_ns;	/* handler time it may still take (throttle) */
+	uint64_t handler_seen_ns;	/* monotonic: its handler's last start */
 	void *altstack;			/* our sigaltstack, if we made one */
 	/* Scratch for the sample path, mapped per thread slot and kept with
 	 * it; it grows as deep stacks need (scratch_reserve). */

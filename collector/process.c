@@ -202,6 +202,17 @@ static void init_identity(void)
 	dl_iterate_phdr(find_own_text, NULL);
 }
 
+/* A process file as the image starts, when snapshots are on.  Its
+ * threads' files are of no use without one (it holds the load map), and
+ * the one written at the end is the one that fails when the disk fills
+ * up: this one then stays, and what the threads wrote can be read.  The
+ * file at the end replaces it. */
+static void first_snapshot(void)
+{
+	if (culprit_config.snapshot_ns)
+		writer_process_file(WRITER_SNAPSHOT, 0);
+}
+
 static void fork_child(void)
 {
 	if (!culprit_config.active)
@@ -214,6 +225,7 @@ static void fork_child(void)
 	workers_fork_child();
 	culprit_thread_fork_child();
 	plugins_fork_child();
+	first_snapshot();
 }
 
 __attribute__((constructor)) static void culprit_init(void)
@@ -239,6 +251,7 @@ __attribute__((constructor)) static void culprit_init(void)
 	plugins_init();
 	pthread_atfork(NULL, NULL, fork_child);
 	culprit_thread_begin(1, NULL);
+	first_snapshot();
 }
 
 __attribute__((destructor)) static void culprit_fini(void)

@@ -131,18 +131,28 @@ static void record(struct culprit_thread *t, const ucontext_t *uc, int ev, uint6
 }
 
 /* The most of a thread's time its sample handler may take, in percent,
- * as perf's kernel.perf_cpu_time_max_percent (25 by default). */
+ * as perf's kernel.perf_cpu_time_max_percent (25 by default), and the
+ * most credit a thread saves up, so that a few slow samples (the first
+ * ones, with cold caches) pass. */
 #define HANDLER_MAX_PERCENT 25
+#define HANDLER_CREDIT_MAX_NS 20000000
 
-/* After a sample that took COST ns, ending at NOW: the signals of the
- * next (100 / HANDLER_MAX_PERCENT - 1) * COST ns are passed over, so that
- * however slow a sample is (a stack 65,536 frames deep takes about a
- * millisecond), the program keeps at least three quarters of its time.
- * The usual sample, a few microseconds apart from milliseconds, is never
- * throttled.  async-signal-safe. */
-static void throttle(struct culprit_thread *t, uint64_t cost, uint64_t now)
+/* Whether thread T's handler, starting at NOW, must pass this signal over:
+ * its samples have taken more than HANDLER_MAX_PERCENT of its time.  A
+ * stack 65,536 frames deep takes about 10 ms a sample, longer than the
+ * interval: unthrottled, the program would never get anywhere.  The
+ * usual sample, microseconds every millisecond, never is.
+ * async-signal-safe. */
+static int throttled(struct culprit_thread *t, uint64_t now)
 {
-	t->throttle_until_ns = now + cost * (100 / HANDLER_MAX_PERCENT - 1);
+	int64_t credit = t->handler_credit_ns;
+	if (!t->handler_seen_ns)
+		credit = HANDLER_CREDIT_MAX_NS;
+	else if (now > t->handler_seen_ns)
+		credit += (int64_t)((now - t->handler_seen_ns) * HANDLER_MAX_PERCENT / 100);
+	t->handler_credit_ns = credit < HANDLER_CREDIT_MAX_NS ? credit : HANDLER_CREDIT_MAX_NS;
+	t->handler_seen_ns = now;
+	return t->handler_credit_ns < 0;
 }
 
 /* async-signal-safe */
@@ -181,7 +191,7 @@ void culprit_sample_handler(int sig, siginfo_t *info, void *ucv)
 	t->sample_pc = (uintptr_t)((ucontext_t *)ucv)->uc_mcontext.gregs[REG_RIP];
 	/* Our own cost, kept so that every measurement says what it cost. */
 	uint64_t t0 = culprit_now_monotonic();
-	if (t0 < t->throttle_until_ns) {
+	if (throttled(t, t0)) {
 		/* The value goes on counting: the next sample taken carries it. */
 		t->counter[CNT_THROTTLED]++;
 		t->sample_pc = 0;
@@ -198,7 +208,7 @@ void culprit_sample_handler(int sig, siginfo_t *info, void *ucv)
 	else
 		t->counter[CNT_DROP_EMPTY]++;
 	uint64_t t1 = culprit_now_monotonic();
-	throttle(t, t1 - t0, t1);
+	t->handler_credit_ns -= (int64_t)(t1 - t0);
 	if (culprit_config.snapshot_ns && t1 >= t->next_snapshot_ns) {
 		writer_snapshot(t, t1);	/* about once a second: see writer.c */
 		t1 = culprit_now_monotonic();

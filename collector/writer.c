@@ -100,7 +100,10 @@ static int finish_file(struct mfile_writer *w, const char *path)
 	if (rc < 0) {
 		unlink(part);
 		if (atomic_exchange(&warned, 1) == 0)
-			culprit_log("writing measurements failed: %s", strerrordesc_np(-rc));
+			culprit_log("cannot write %s: %s (%s; the program runs on)", path,
+				    strerrordesc_np(-rc),
+				    access(path, F_OK) == 0 ? "its previous snapshot, if any, stays"
+							    : "its measurements are lost");
 	}
 	return rc;
 }

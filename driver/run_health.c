@@ -79,10 +79,10 @@ void run_health_text(const struct run_health *h, char *out, size_t size)
 	out[0] = 0;
 	if (h->unfinished)
 		add(out, size, "%s%llu %s", h->unfinished, h->unfinished == 1
-		    ? "process did not end normally (killed?): its files are a snapshot from "
-		      "about a second before"
-		    : "processes did not end normally (killed?): their files are snapshots from "
-		      "about a second before");
+		    ? "process did not end normally, or its last file was not written (killed? "
+		      "a full disk?): its files are a snapshot"
+		    : "processes did not end normally, or their last files were not written "
+		      "(killed? a full disk?): their files are snapshots");
 	if (h->dropped) {
 		size_t len = strlen(out);
 		snprintf(out + len, size - len, "%llu of %llu samples dropped",

@@ -252,9 +252,10 @@ static void warn_unfinished(const struct experiment *e)
 		const char *base = p->exe ? strrchr(p->exe, '/') : NULL;
 		char *name = xstrdup(base ? base + 1 : p->exe ? p->exe : "?");
 		make_safe(name);
-		msg_warn("process %u (%s) did not end normally (killed by SIGKILL or the OOM "
-			 "killer?): its measurements are a snapshot from %.1f s after it started, "
-			 "and what it ran after that is missing", p->pid, name,
+		msg_warn("process %u (%s) did not end normally, or its last files could not be "
+			 "written (killed by SIGKILL or the OOM killer? a full disk?): its "
+			 "measurements are a snapshot from %.1f s after it started, and what it "
+			 "ran after that is missing", p->pid, name,
 			 (double)(p->end_monotonic_ns - p->start_monotonic_ns) * 1e-9);
 		free(name);
 	}

@@ -97,4 +97,32 @@ check "directory removed: culprit run's last line says the measurements are lost
 check "directory removed: the collector said once what it could not write" \
 	[ "$(grep -c 'cannot write' gone.err)" = 1 ]
 
+# ---- a full disk ------------------------------------------------------------
+# A 20 KiB file system (tmpfs, which needs root): the vdso copy and the
+# process file written as the program starts fit, then a few thread
+# files, then no more.  The program must not notice; culprit says what it
+# could not write, and prof reads what was kept.
+"$PROGRAMS/threads" > full-plain.out 2>&1
+plain=$?
+mkdir -p full
+if mount -t tmpfs -o size=20k,mode=0700 tmpfs full 2> /dev/null; then
+	rc=0
+	"$CULPRIT" run -q -o full/m "$PROGRAMS/threads" > full.out 2> full.err || rc=$?
+	note "full disk: $(tr '\n' ' ' < full.err)"
+	check "full disk: the program's status ($rc) is its own ($plain)" [ "$rc" = "$plain" ]
+	check "full disk: ... and so is its output" cmp -s full-plain.out full.out
+	check "full disk: culprit names the file it could not write, and why, once" \
+		[ "$(grep -c '^culprit: cannot write .*full/m/.*: No space left on device' full.err)" = 1 ]
+	check "full disk: culprit run's last line warns of the files not written" \
+		sh -c "tail -n 1 full.err | grep -q 'warning: measurements of .*files damaged'"
+	"$CULPRIT" prof -q -o full.db full/m > full-prof.out 2> full-prof.err
+	check "full disk: prof reads what was kept, with the process file of its start" \
+		[ "$(sql full.db "SELECT count(*) FROM threads")" -ge 1 ]
+	check "full disk: ... and says the process's last files are missing" \
+		grep -q 'did not end normally, or its last files could not be written' full-prof.err
+	umount full
+else
+	skip "a full disk" "cannot mount a small tmpfs here (not root?)"
+fi
+
 done_testing
