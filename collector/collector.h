@@ -97,6 +97,7 @@ struct culprit_process {
 	/* Snapshots of the process file (writer.c): its name once claimed
 	 * (suffix + 1), when the next is due, and who is writing one. */
 	atomic_int file_suffix;
+	int spare;			/* its spare file was made (writer.c) */
 	_Atomic uint64_t next_snapshot_ns;
 	atomic_int snapshotting;
 	int exit_status;		/* from exit(); -1 unknown */
@@ -461,6 +462,10 @@ HIDDEN void loadmap_fork_child(void);
  * left them), or a snapshot (WRITER_SNAPSHOT). */
 HIDDEN int writer_thread_file(struct culprit_thread *t, uint32_t reason);
 HIDDEN int writer_process_file(uint32_t reason, int status);
+/* Sets space aside, in the measurement directory, for the process file
+ * written at the end, for when the disk is full by then.  As an image
+ * starts.  Not async-signal-safe (it runs in constructors and fork). */
+HIDDEN void writer_reserve(void);
 /* From thread T's sample handler (T busy) at monotonic time NOW: rewrites
  * T's file, and the process's, when a snapshot is due, so that a process
  * that is killed keeps its measurements up to about a second before. */

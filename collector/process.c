@@ -158,6 +158,7 @@ static void new_identity(uint32_t generation)
 	atomic_store(&p->finisher, 0);
 	atomic_store(&p->finished, 0);
 	atomic_store(&p->file_suffix, 0);
+	p->spare = 0;
 	atomic_store(&p->next_snapshot_ns, culprit_now_monotonic() + culprit_config.snapshot_ns);
 	atomic_store(&p->snapshotting, 0);
 }
@@ -202,17 +203,6 @@ static void init_identity(void)
 	dl_iterate_phdr(find_own_text, NULL);
 }
 
-/* A process file as the image starts, when snapshots are on.  Its
- * threads' files are of no use without one (it holds the load map), and
- * the one written at the end is the one that fails when the disk fills
- * up: this one then stays, and what the threads wrote can be read.  The
- * file at the end replaces it. */
-static void first_snapshot(void)
-{
-	if (culprit_config.snapshot_ns)
-		writer_process_file(WRITER_SNAPSHOT, 0);
-}
-
 static void fork_child(void)
 {
 	if (!culprit_config.active)
@@ -225,7 +215,7 @@ static void fork_child(void)
 	workers_fork_child();
 	culprit_thread_fork_child();
 	plugins_fork_child();
-	first_snapshot();
+	writer_reserve();
 }
 
 __attribute__((constructor)) static void culprit_init(void)
@@ -251,7 +241,7 @@ __attribute__((constructor)) static void culprit_init(void)
 	plugins_init();
 	pthread_atfork(NULL, NULL, fork_child);
 	culprit_thread_begin(1, NULL);
-	first_snapshot();
+	writer_reserve();
 }
 
 __attribute__((destructor)) static void culprit_fini(void)
@@ -353,4 +343,5 @@ void culprit_process_after_failed_exec(void)
 	 * every thread sampled again from an empty tree. */
 	new_identity(culprit_process.generation + 1);
 	culprit_thread_reopen_all();
+	writer_reserve();
 }

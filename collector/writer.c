@@ -13,6 +13,12 @@
  * SNAP section, end reason unknown), and so does the process file: a
  * process killed by SIGKILL or the OOM killer keeps what it measured up
  * to then, and its end writes the final files over the snapshots.
+ *
+ * The process file holds the load map, without which its threads' files
+ * cannot be read, and it is written last, when the disk may be full.  So
+ * each image sets space aside for it as it starts: a hidden spare file
+ * with blocks allocated (fallocate).  Should the process file fail, it
+ * is written into the spare, renamed NAME.part, and the spare is gone.
  */
 #define _GNU_SOURCE
 #include "collector.h"
@@ -25,6 +31,7 @@
 #include <unistd.h>
 
 #define WRITE_BUFFER (64 * 1024)
+#define SPARE_BYTES (64 * 1024)	/* a process file: 2 KiB, 100 B a module */
 
 static atomic_int warned;
 
@@ -59,7 +66,7 @@ static void file_path(char *path, size_t size, const char *stem, int k, const ch
  * says one is claimed already (suffix + 1), then opens NAME.part for
  * writing.  The name goes into PATH; close_file renames over it. */
 static int open_claimed(struct mfile_writer *w, const char *stem, const char *ext,
-			uint32_t kind, void *buf, int *suffix, char *path)
+			uint32_t kind, void *buf, int *suffix, char *path, int quiet)
 {
 	char part[PATH_MAX + 8];
 	int rc = 0;
@@ -83,14 +90,15 @@ static int open_claimed(struct mfile_writer *w, const char *stem, const char *ex
 		unlink(part);	/* a snapshot cut short */
 		rc = mfile_writer_open(w, part, kind, buf, WRITE_BUFFER);
 	}
-	if (rc < 0 && atomic_exchange(&warned, 1) == 0)
+	if (rc < 0 && !quiet && atomic_exchange(&warned, 1) == 0)
 		culprit_log("cannot write %s: %s (measurements of this %s are lost)",
 			    path, strerrordesc_np(-rc), kind == MFILE_PROCESS ? "process" : "thread");
 	return rc;
 }
 
-/* Completes the file and puts it in place of PATH (see open_claimed). */
-static int finish_file(struct mfile_writer *w, const char *path)
+/* Completes the file and puts it in place of PATH (see open_claimed);
+ * says so if that fails, unless QUIET. */
+static int finish_file(struct mfile_writer *w, const char *path, int quiet)
 {
 	char part[PATH_MAX + 8];
 	culprit_format(part, sizeof part, "%s.part", path);
@@ -99,7 +107,7 @@ static int finish_file(struct mfile_writer *w, const char *path)
 		rc = -errno;
 	if (rc < 0) {
 		unlink(part);
-		if (atomic_exchange(&warned, 1) == 0)
+		if (!quiet && atomic_exchange(&warned, 1) == 0)
 			culprit_log("cannot write %s: %s (%s; the program runs on)", path,
 				    strerrordesc_np(-rc),
 				    access(path, F_OK) == 0 ? "its previous snapshot, if any, stays"
@@ -154,7 +162,7 @@ int writer_thread_file(struct culprit_thread *t, uint32_t reason)
 	program_stem(prog, sizeof prog);
 	culprit_format(stem, sizeof stem, "%s-%d-%u-t%u", prog, (int)culprit_process.pid,
 		       culprit_process.generation, t->seq);
-	if (open_claimed(&w, stem, "thread", MFILE_THREAD, buf, &t->file_suffix, path) < 0) {
+	if (open_claimed(&w, stem, "thread", MFILE_THREAD, buf, &t->file_suffix, path, 0) < 0) {
 		culprit_unmap(buf, WRITE_BUFFER);
 		return -1;
 	}
@@ -263,8 +271,133 @@ int writer_thread_file(struct culprit_thread *t, uint32_t reason)
 	}
 	if (snap)
 		put_snapshot(&w, now);
-	int rc = finish_file(&w, path);
+	int rc = finish_file(&w, path, 0);
 	culprit_unmap(buf, WRITE_BUFFER);
+	return rc;
+}
+
+/* The process file's sections, as it ends for REASON with STATUS, or a
+ * snapshot. */
+static void put_process(struct mfile_writer *w, uint32_t reason, int status)
+{
+	struct culprit_process *p = &culprit_process;
+
+	mfile_section_begin(w, MFILE_TAG_IDNT);
+	mfile_put_u64(w, p->nonce);
+	mfile_put_u32(w, (uint32_t)p->pid);
+	mfile_put_u32(w, (uint32_t)p->ppid);
+	mfile_put_u32(w, p->generation);
+	mfile_put_u32(w, (uint32_t)p->mpi_rank);
+	int snap = reason == WRITER_SNAPSHOT;
+	uint64_t now = culprit_now_realtime();
+	mfile_put_u64(w, p->start_realtime_ns);
+	mfile_put_u64(w, p->start_monotonic_ns);
+	mfile_put_u64(w, now);
+	mfile_put_u64(w, culprit_now_monotonic());
+	mfile_put_u32(w, snap ? MFILE_END_UNKNOWN : reason);
+	mfile_put_u32(w, snap ? (uint32_t)-1 : (uint32_t)status);
+	mfile_put_u32(w, atomic_load(&p->threads_measured));
+	mfile_put_str(w, p->host);
+	mfile_put_str(w, p->exe);
+	mfile_put_str(w, p->cwd);
+	mfile_put_str(w, p->rank_source);
+	mfile_put_str(w, culprit_config.experiment);
+	mfile_section_end(w);
+
+	uint32_t argc = 0;
+	for (size_t i = 0; i < p->argv_len; i++)
+		argc += p->argv[i] == 0;
+	mfile_section_begin(w, MFILE_TAG_ARGV);
+	mfile_put_u32(w, argc);
+	for (size_t i = 0; i < p->argv_len; i += strlen(p->argv + i) + 1)
+		mfile_put_str(w, p->argv + i);
+	mfile_section_end(w);
+
+	mfile_section_begin(w, MFILE_TAG_EVNT);
+	mfile_put_u32(w, (uint32_t)culprit_config.nevents);
+	for (int i = 0; i < culprit_config.nevents; i++) {
+		const struct event_spec *e = &culprit_config.events[i];
+		mfile_put_str(w, e->name);
+		mfile_put_str(w, e->unit);
+		mfile_put_u32(w, e->source);
+		mfile_put_u32(w, e->flags);
+		mfile_put_u64(w, e->period);
+		mfile_put_u32(w, e->perf_type);
+		mfile_put_u32(w, 0);
+		mfile_put_u64(w, e->perf_config);
+		mfile_put_u64(w, e->perf_config1);
+		mfile_put_u64(w, e->perf_config2);
+	}
+	mfile_section_end(w);
+
+	loadmap_write(w);
+	if (snap)
+		put_snapshot(w, now);
+}
+
+/* ---- space set aside for the process file -------------------------------- */
+
+/* The spare file's name: hidden, and no measurement file's. */
+static void spare_path(char *out, size_t size)
+{
+	char prog[48];
+	program_stem(prog, sizeof prog);
+	culprit_format(out, size, "%s/.%s-%d-%u.process.spare", culprit_config.outdir, prog,
+		       (int)culprit_process.pid, culprit_process.generation);
+}
+
+void writer_reserve(void)
+{
+	char path[PATH_MAX];
+	spare_path(path, sizeof path);
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return;
+	/* KEEP_SIZE: the file stays empty, its blocks allocated. */
+	int ok = fallocate(fd, FALLOC_FL_KEEP_SIZE, 0, SPARE_BYTES) == 0;
+	close(fd);
+	if (!ok)
+		unlink(path);	/* a file system without fallocate: no spare */
+	culprit_process.spare = ok;
+}
+
+/* Once the process file is written for good, the spare is not needed.
+ * async-signal-safe. */
+static void drop_spare(void)
+{
+	char path[PATH_MAX];
+	if (!culprit_process.spare)
+		return;
+	spare_path(path, sizeof path);
+	unlink(path);
+	culprit_process.spare = 0;
+}
+
+/* The process file, through the spare, into PATH: the disk was full.
+ * Says what happened.  async-signal-safe. */
+static int write_into_spare(void *buf, const char *path, uint32_t reason, int status)
+{
+	struct mfile_writer w;
+	char spare[PATH_MAX], part[PATH_MAX + 8];
+	int rc = -ENOENT;
+	spare_path(spare, sizeof spare);
+	culprit_format(part, sizeof part, "%s.part", path);
+	unlink(part);
+	if (culprit_process.spare && rename(spare, part) == 0) {
+		culprit_process.spare = 0;
+		rc = mfile_writer_open_existing(&w, part, MFILE_PROCESS, buf, WRITE_BUFFER);
+		if (rc == 0) {
+			put_process(&w, reason, status);
+			rc = finish_file(&w, path, 1);
+		} else {
+			unlink(part);
+		}
+	}
+	if (atomic_exchange(&warned, 1) == 0 || rc == 0)
+		culprit_log(rc == 0 ? "the disk is full: %s was written into the space set "
+				      "aside for it%s"
+				    : "cannot write %s: %s (measurements of this process are lost)",
+			    path, rc == 0 ? "" : strerrordesc_np(-rc));
 	return rc;
 }
 
@@ -280,68 +413,22 @@ int writer_process_file(uint32_t reason, int status)
 		return -1;
 	program_stem(prog, sizeof prog);
 	culprit_format(stem, sizeof stem, "%s-%d-%u", prog, (int)p->pid, p->generation);
+	/* The spare is for the file at the end: a snapshot that fails
+	 * leaves the previous one. */
+	int spare = p->spare && reason != WRITER_SNAPSHOT;
 	int suffix = atomic_load(&p->file_suffix);
-	int rc = open_claimed(&w, stem, "process", MFILE_PROCESS, buf, &suffix, path);
+	int rc = open_claimed(&w, stem, "process", MFILE_PROCESS, buf, &suffix, path, spare);
 	atomic_store(&p->file_suffix, suffix);
-	if (rc < 0) {
-		culprit_unmap(buf, WRITE_BUFFER);
-		return -1;
+	if (rc == 0) {
+		put_process(&w, reason, status);
+		rc = finish_file(&w, path, spare);
 	}
-
-	mfile_section_begin(&w, MFILE_TAG_IDNT);
-	mfile_put_u64(&w, p->nonce);
-	mfile_put_u32(&w, (uint32_t)p->pid);
-	mfile_put_u32(&w, (uint32_t)p->ppid);
-	mfile_put_u32(&w, p->generation);
-	mfile_put_u32(&w, (uint32_t)p->mpi_rank);
-	int snap = reason == WRITER_SNAPSHOT;
-	uint64_t now = culprit_now_realtime();
-	mfile_put_u64(&w, p->start_realtime_ns);
-	mfile_put_u64(&w, p->start_monotonic_ns);
-	mfile_put_u64(&w, now);
-	mfile_put_u64(&w, culprit_now_monotonic());
-	mfile_put_u32(&w, snap ? MFILE_END_UNKNOWN : reason);
-	mfile_put_u32(&w, snap ? (uint32_t)-1 : (uint32_t)status);
-	mfile_put_u32(&w, atomic_load(&p->threads_measured));
-	mfile_put_str(&w, p->host);
-	mfile_put_str(&w, p->exe);
-	mfile_put_str(&w, p->cwd);
-	mfile_put_str(&w, p->rank_source);
-	mfile_put_str(&w, culprit_config.experiment);
-	mfile_section_end(&w);
-
-	uint32_t argc = 0;
-	for (size_t i = 0; i < p->argv_len; i++)
-		argc += p->argv[i] == 0;
-	mfile_section_begin(&w, MFILE_TAG_ARGV);
-	mfile_put_u32(&w, argc);
-	for (size_t i = 0; i < p->argv_len; i += strlen(p->argv + i) + 1)
-		mfile_put_str(&w, p->argv + i);
-	mfile_section_end(&w);
-
-	mfile_section_begin(&w, MFILE_TAG_EVNT);
-	mfile_put_u32(&w, (uint32_t)culprit_config.nevents);
-	for (int i = 0; i < culprit_config.nevents; i++) {
-		const struct event_spec *e = &culprit_config.events[i];
-		mfile_put_str(&w, e->name);
-		mfile_put_str(&w, e->unit);
-		mfile_put_u32(&w, e->source);
-		mfile_put_u32(&w, e->flags);
-		mfile_put_u64(&w, e->period);
-		mfile_put_u32(&w, e->perf_type);
-		mfile_put_u32(&w, 0);
-		mfile_put_u64(&w, e->perf_config);
-		mfile_put_u64(&w, e->perf_config1);
-		mfile_put_u64(&w, e->perf_config2);
-	}
-	mfile_section_end(&w);
-
-	loadmap_write(&w);
-	if (snap)
-		put_snapshot(&w, now);
-	rc = finish_file(&w, path);
+	if (rc < 0 && suffix && spare)
+		rc = write_into_spare(buf, path, reason, status);
+	if (reason != WRITER_SNAPSHOT)
+		drop_spare();
 	culprit_unmap(buf, WRITE_BUFFER);
-	return rc;
+	return rc < 0 ? -1 : 0;
 }
 
 /* The next snapshot after one that took TOOK ns: at the configured

@@ -76,8 +76,10 @@ static void emit(struct mfile_writer *w, const void *p, size_t n)
 	}
 }
 
-int mfile_writer_open(struct mfile_writer *w, const char *path, uint32_t kind,
-		      void *buf, size_t cap)
+/* Opens PATH with FLAGS (and O_WRONLY, never following a symlink) and
+ * writes the header of a file of KIND. */
+static int open_with(struct mfile_writer *w, const char *path, int flags, uint32_t kind,
+		     void *buf, size_t cap)
 {
 	unsigned char h[MFILE_HEADER_SIZE];
 
@@ -87,7 +89,7 @@ int mfile_writer_open(struct mfile_writer *w, const char *path, uint32_t kind,
 		return -EINVAL;
 	w->buf = buf;
 	w->cap = cap;
-	w->fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	w->fd = open(path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC | flags, 0600);
 	if (w->fd < 0)
 		return -errno;
 	/* Snapshots are written while the program runs: move off the low
@@ -110,6 +112,20 @@ int mfile_writer_open(struct mfile_writer *w, const char *path, uint32_t kind,
 	put_le(h + 28, crc32c_update(0, h, 28), 4);
 	emit(w, h, sizeof h);
 	return 0;
+}
+
+int mfile_writer_open(struct mfile_writer *w, const char *path, uint32_t kind,
+		      void *buf, size_t cap)
+{
+	return open_with(w, path, O_CREAT | O_EXCL, kind, buf, cap);
+}
+
+int mfile_writer_open_existing(struct mfile_writer *w, const char *path, uint32_t kind,
+			       void *buf, size_t cap)
+{
+	int rc = open_with(w, path, 0, kind, buf, cap);
+	w->truncate = 1;
+	return rc;
 }
 
 void mfile_section_begin(struct mfile_writer *w, uint32_t tag)
@@ -236,6 +252,8 @@ int mfile_writer_close(struct mfile_writer *w)
 	mfile_put_u32(w, 0);
 	mfile_section_end(w);
 	flush(w);
+	if (w->truncate && !w->error && ftruncate(w->fd, (off_t)w->pos) < 0)
+		fail(w, errno);
 	if (close(w->fd) < 0 && !w->error && errno != EINTR)
 		fail(w, errno);
 	w->fd = -1;

@@ -22,6 +22,7 @@ struct mfile_writer {
 	uint32_t section_tag;	/* 0 when no section is open */
 	uint32_t section_crc;	/* CRC-32C of the payload so far */
 	uint32_t sections;	/* sections completed */
+	int truncate;		/* cut the file where the writing ends */
 };
 
 /* Creates PATH (O_EXCL, never following a symlink) and writes the header of
@@ -29,6 +30,11 @@ struct mfile_writer {
  * Returns 0, or -errno (EEXIST when the name is taken).  async-signal-safe. */
 int mfile_writer_open(struct mfile_writer *w, const char *path, uint32_t kind,
 		      void *buf, size_t cap);
+/* The same into the existing file PATH, from its start, without freeing
+ * its blocks first: into space set aside (fallocate) while the disk had
+ * some.  Closing cuts it where the writing ended.  async-signal-safe. */
+int mfile_writer_open_existing(struct mfile_writer *w, const char *path, uint32_t kind,
+			       void *buf, size_t cap);
 
 /* Section framing; sections do not nest.  async-signal-safe. */
 void mfile_section_begin(struct mfile_writer *w, uint32_t tag);

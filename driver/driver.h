@@ -38,6 +38,10 @@ struct run_health {
 	unsigned long long unfinished;	/* processes whose files are snapshots */
 };
 
+/* Removes the space the collector set aside for process files (hidden
+ * *.process.spare files) that processes killed before their end left in
+ * DIR. */
+void run_remove_spares(const char *dir);
 /* Reads what the measurement files in DIR say went wrong. */
 void run_health_read(const char *dir, struct run_health *h);
 /* The problems, "3 of 540 samples dropped; 1 thread files missing", or

@@ -575,6 +575,7 @@ static int wait_for_program(pid_t pid, int *code)
 static void report_measurements(const char *abs, const char *dir, int code, int quiet)
 {
 	int procs, threads;
+	run_remove_spares(abs);
 	if (count_files(abs, &procs, &threads) < 0) {
 		/* Removed or made unreadable while the program ran: the
 		 * collector could not write (and said so), and nothing is

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static uint64_t counter(const struct mfile_thread *t, const char *name)
 {
@@ -24,6 +25,18 @@ static int ends_with(const char *s, const char *tail)
 {
 	size_t n = strlen(s), k = strlen(tail);
 	return n > k && strcmp(s + n - k, tail) == 0;
+}
+
+void run_remove_spares(const char *dir)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return;
+	struct dirent *e;
+	while ((e = readdir(d)))
+		if (e->d_name[0] == '.' && ends_with(e->d_name, ".process.spare"))
+			unlinkat(dirfd(d), e->d_name, 0);
+	closedir(d);
 }
 
 void run_health_read(const char *dir, struct run_health *h)

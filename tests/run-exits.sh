@@ -50,12 +50,19 @@ for mode in abort2 segv2; do
 	check "$mode: 5 runs out of 5 leave every file whole ($whole)" [ "$whole" = 5 ]
 done
 
+# start_killed NAME: `exits killed` (which works until it is killed) under
+# culprit run into NAME/, in the background ($runner), once it has written
+# its pid into NAME.pid.  Its standard error goes to NAME.err.
+start_killed() {
+	"$CULPRIT" run -o "$1" "$P" killed > "$1.pid" 2> "$1.err" &
+	runner=$!
+	local i=0
+	while [ ! -s "$1.pid" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+}
+
 # SIGKILL: nothing can run at the end, so the files are the snapshots the
 # threads rewrite about once a second while the program runs.
-"$CULPRIT" run -o killed "$P" killed > killed.pid 2> killed.err &
-runner=$!
-i=0
-while [ ! -s killed.pid ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+start_killed killed
 sleep 2.5
 kill -9 "$(cat killed.pid)"
 wait $runner
@@ -72,10 +79,7 @@ check "killed: ... and says in one line that the process did not end normally" \
 # 2.5 s on two threads at 1 kHz, less up to a second: at least 1.5 s of it.
 check "killed: the samples up to about a second before the kill are kept" \
 	at_least "$(sql killed.db "SELECT sum(value) FROM thread_counters WHERE name = 'samples'")" 1500
-CULPRIT_SNAPSHOT_MS=0 "$CULPRIT" run -o nosnap "$P" killed > nosnap.pid 2> /dev/null &
-runner=$!
-i=0
-while [ ! -s nosnap.pid ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+CULPRIT_SNAPSHOT_MS=0 start_killed nosnap
 sleep 1.5
 kill -9 "$(cat nosnap.pid)"
 wait $runner
@@ -83,10 +87,7 @@ check "CULPRIT_SNAPSHOT_MS=0: no snapshots" [ -z "$(ls nosnap 2>/dev/null | grep
 
 # The measurement directory removed while the program runs: the program
 # is not disturbed, and culprit run says in one line what was lost.
-"$CULPRIT" run -o gone "$P" killed > gone.pid 2> gone.err &
-runner=$!
-i=0
-while [ ! -s gone.pid ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+start_killed gone
 rm -rf gone
 sleep 1.5
 kill -TERM "$(cat gone.pid)"
@@ -98,31 +99,45 @@ check "directory removed: the collector said once what it could not write" \
 	[ "$(grep -c 'cannot write' gone.err)" = 1 ]
 
 # ---- a full disk ------------------------------------------------------------
-# A 20 KiB file system (tmpfs, which needs root): the vdso copy and the
-# process file written as the program starts fit, then a few thread
-# files, then no more.  The program must not notice; culprit says what it
-# could not write, and prof reads what was kept.
-"$PROGRAMS/threads" > full-plain.out 2>&1
-plain=$?
+# A 256 KiB file system (tmpfs, which needs root).  `escapes fill` runs a
+# thread that works and ends (its file is written), then fills the file
+# system and exits: its main thread's file cannot be written, and its
+# process file, which the others cannot be read without, goes into the
+# space the collector set aside for it as the program started.
 mkdir -p full
-if mount -t tmpfs -o size=20k,mode=0700 tmpfs full 2> /dev/null; then
+if mount -t tmpfs -o size=256k,mode=0700 tmpfs full 2> /dev/null; then
 	rc=0
-	"$CULPRIT" run -q -o full/m "$PROGRAMS/threads" > full.out 2> full.err || rc=$?
+	"$CULPRIT" run -q -o full/m "$PROGRAMS/escapes" fill full > full.out 2> full.err || rc=$?
 	note "full disk: $(tr '\n' ' ' < full.err)"
-	check "full disk: the program's status ($rc) is its own ($plain)" [ "$rc" = "$plain" ]
-	check "full disk: ... and so is its output" cmp -s full-plain.out full.out
+	check "full disk: the program's status is its own (0, it is $rc)" [ "$rc" = 0 ]
+	check "full disk: ... and so is its output" grep -q 'escapes fill: the disk is full' full.out
 	check "full disk: culprit names the file it could not write, and why, once" \
-		[ "$(grep -c '^culprit: cannot write .*full/m/.*: No space left on device' full.err)" = 1 ]
-	check "full disk: culprit run's last line warns of the files not written" \
+		[ "$(grep -c '^culprit: cannot write .*full/m/escapes-.*-t0.thread: No space left on device' full.err)" = 1 ]
+	check "full disk: the process file went into the space set aside for it" \
+		grep -q '^culprit: the disk is full: .*full/m/escapes-.*\.process was written into the space set aside for it' full.err
+	check "full disk: culprit run's last line warns of the file not written" \
 		sh -c "tail -n 1 full.err | grep -q 'warning: measurements of .*files damaged'"
+	check "full disk: no spare file is left behind" [ -z "$(ls -A full/m | grep spare)" ]
 	"$CULPRIT" prof -q -o full.db full/m > full-prof.out 2> full-prof.err
-	check "full disk: prof reads what was kept, with the process file of its start" \
-		[ "$(sql full.db "SELECT count(*) FROM threads")" -ge 1 ]
-	check "full disk: ... and says the process's last files are missing" \
-		grep -q 'did not end normally, or its last files could not be written' full-prof.err
+	check "full disk: prof reads the worker's file, with that process file" \
+		[ "$(sql full.db "SELECT count(*) FROM threads")" = 1 ]
+	check "full disk: ... and the worker's work is all there (at fill_worker)" \
+		at_least "$(sql full.db "SELECT round(100 * sum(m.inclusive) / (SELECT total FROM metrics
+			WHERE event = 'cputime' AND metric = 'work'))
+			FROM context_metrics m JOIN contexts c ON c.id = m.context_id
+			WHERE c.procedure = 'fill_worker' AND m.event = 'cputime' AND m.metric = 'work'")" 95
 	umount full
 else
 	skip "a full disk" "cannot mount a small tmpfs here (not root?)"
 fi
+
+# A process killed with SIGKILL leaves its hidden spare; culprit run
+# removes it.
+start_killed spare
+check "spare: the program sets space aside as it starts" \
+	sh -c "ls -A spare | grep -q '^\.exits-.*\.process\.spare$'"
+kill -9 "$(cat spare.pid)"
+wait $runner
+check "spare: culprit run removed it after a SIGKILL" [ -z "$(ls -A spare | grep spare)" ]
 
 done_testing

@@ -12,8 +12,10 @@
  *            handlers run) works and exits; the parent works and waits
  *   stack    a thread with a STACK_GIB GiB stack recurses down through
  *            nearly all of it, working at the bottom
+ *   fill     a thread works and ends; then the first fills the file
+ *            system of DIR (a file DIR/filler) and exits
  *
- * usage: escapes MODE [STACK_GIB]
+ * usage: escapes MODE [STACK_GIB | DIR]
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -24,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -197,6 +200,32 @@ __attribute__((noinline)) int deep_stack(long gib)
 	return 1;
 }
 
+/* ---- a full disk --------------------------------------------------------- */
+
+__attribute__((noinline)) void *fill_worker(void *arg)
+{
+	(void)arg;
+	sink += work_units(100000000);
+	return NULL;
+}
+
+__attribute__((noinline)) int fill_disk(const char *dir)
+{
+	static char block[4096];
+	char path[4096];
+	pthread_t t;
+	pthread_create(&t, NULL, fill_worker, NULL);
+	pthread_join(t, NULL);
+	snprintf(path, sizeof path, "%s/filler", dir);
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	if (fd < 0)
+		return 0;
+	while (write(fd, block, sizeof block) == (ssize_t)sizeof block)
+		;
+	close(fd);
+	return 1;
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "longjmp";
@@ -212,8 +241,10 @@ int main(int argc, char **argv)
 		long gib = argc > 2 ? atol(argv[2]) : 4;
 		int ok = deep_stack(gib);
 		printf("escapes stack: %ld levels in %ld GiB %s\n", levels, gib, ok ? "done" : "failed");
+	} else if (!strcmp(mode, "fill") && argc > 2) {
+		printf("escapes fill: %s\n", fill_disk(argv[2]) ? "the disk is full" : "failed");
 	} else {
-		fprintf(stderr, "usage: escapes longjmp|vfork|clone|fork|stack [GIB]\n");
+		fprintf(stderr, "usage: escapes longjmp|vfork|clone|fork|stack [GIB]|fill DIR\n");
 		return 2;
 	}
 	return 0;
