@@ -13,7 +13,12 @@ set -u
 : "${PROGRAMS:?run the tests through make check}"
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/culprit-test.XXXXXX")
-trap 'rm -rf "$WORK"' EXIT
+# CULPRIT_TEST_KEEP=1 keeps each test's work directory, to look into.
+if [ "${CULPRIT_TEST_KEEP:-0}" = 1 ]; then
+	echo "# work directory: $WORK"
+else
+	trap 'rm -rf "$WORK"' EXIT
+fi
 cd "$WORK" || exit 99
 
 tap_n=0
