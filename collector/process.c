@@ -213,9 +213,10 @@ static void fork_child(void)
 	/* The worker slots first: the forking thread starts afresh and its
 	 * plugins declare it again, in a slot of the child's own. */
 	workers_fork_child();
+	writer_reserve();	/* before sampling starts: a sample here would be
+				 * a partial path, under the fork */
 	culprit_thread_fork_child();
 	plugins_fork_child();
-	writer_reserve();
 }
 
 __attribute__((constructor)) static void culprit_init(void)
@@ -240,8 +241,8 @@ __attribute__((constructor)) static void culprit_init(void)
 	}
 	plugins_init();
 	pthread_atfork(NULL, NULL, fork_child);
+	writer_reserve();	/* before sampling starts (see fork_child) */
 	culprit_thread_begin(1, NULL);
-	writer_reserve();
 }
 
 __attribute__((destructor)) static void culprit_fini(void)
@@ -342,6 +343,6 @@ void culprit_process_after_failed_exec(void)
 	/* The old image's files are written; carry on as the next one, with
 	 * every thread sampled again from an empty tree. */
 	new_identity(culprit_process.generation + 1);
-	culprit_thread_reopen_all();
 	writer_reserve();
+	culprit_thread_reopen_all();
 }

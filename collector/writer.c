@@ -348,7 +348,6 @@ static void spare_path(char *out, size_t size)
 
 void writer_reserve(void)
 {
-	CULPRIT_MEASURED;	/* sampled already: our cost, not the program's */
 	char path[PATH_MAX];
 	spare_path(path, sizeof path);
 	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);

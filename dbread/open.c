@@ -198,12 +198,24 @@ static int read_outline(struct dbr *r)
 		dbr_fail(r, "%s has no events: it holds no samples", r->path);
 		return -1;
 	}
-	s = dbr_prepare(r, "SELECT max(id) FROM " TBL_CONTEXTS);
-	if (s && sqlite3_step(s) == SQLITE_ROW)
+	/* Readers index contexts by id: prof numbers them 1..N.  Anything
+	 * else (an id of 2^40) would have them allocate for ids that are not
+	 * there. */
+	int64_t count = 0;
+	s = dbr_prepare(r, "SELECT max(id), count(*) FROM " TBL_CONTEXTS);
+	if (s && sqlite3_step(s) == SQLITE_ROW) {
 		r->ncontexts = sqlite3_column_int64(s, 0);
+		count = sqlite3_column_int64(s, 1);
+	}
 	sqlite3_finalize(s);
-	if (r->ncontexts < 1) {
+	if (count < 1) {
 		dbr_fail(r, "%s has no calling contexts: nothing was sampled", r->path);
+		return -1;
+	}
+	if (r->ncontexts != count) {
+		dbr_fail(r, "%s is damaged: its %lld contexts are not numbered 1 to %lld; make it "
+			 "again from its measurements with culprit prof --force", r->path,
+			 (long long)count, (long long)count);
 		return -1;
 	}
 	return 0;

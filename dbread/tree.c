@@ -46,18 +46,26 @@ static struct dbr_tree *tree_new(struct dbr *r)
 	return t;
 }
 
+/* Column COL of S, an id, as an index (id - 1); -1 for an id below 1
+ * (INT64_MIN in a hostile database included: no overflow). */
+static sqlite3_int64 id_index(sqlite3_stmt *s, int col)
+{
+	sqlite3_int64 v = sqlite3_column_int64(s, col);
+	return v >= 1 ? v - 1 : -1;
+}
+
 /* The context of row S's id (column 0), with its parent (column 1) and
  * depth (column 2) set; NULL for an id out of range. */
 static struct dbr_ctx *read_ctx(struct dbr_tree *t, sqlite3_stmt *s)
 {
-	sqlite3_int64 id = sqlite3_column_int64(s, 0) - 1;
+	sqlite3_int64 id = id_index(s, 0);
 	if (id < 0 || (size_t)id >= t->n)
 		return NULL;
 	struct dbr_ctx *c = &t->c[id];
 	/* A parent after its child is not a database we made: such a
 	 * context is read as a root. */
 	if (sqlite3_column_type(s, 1) != SQLITE_NULL) {
-		sqlite3_int64 p = sqlite3_column_int64(s, 1) - 1;
+		sqlite3_int64 p = id_index(s, 1);
 		if (p >= 0 && p < id)
 			c->parent = (uint32_t)p;
 	}
@@ -192,7 +200,7 @@ int dbr_tree_values(struct dbr *r, const char *event, const char *metric, double
 	sqlite3_bind_text(s, 2, metric, -1, SQLITE_STATIC);
 	int rc;
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		sqlite3_int64 id = sqlite3_column_int64(s, 0) - 1;
+		sqlite3_int64 id = id_index(s, 0);
 		if (id < 0 || id >= r->ncontexts)
 			continue;
 		incl[id] = sqlite3_column_double(s, 1);

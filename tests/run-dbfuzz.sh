@@ -74,4 +74,20 @@ check "damaged databases: report never crashes${crashed:+ ($crashed)}" [ -z "$cr
 check "damaged databases: report never hangs${hung:+ ($hung)}" [ -z "$hung" ]
 check "damaged databases: a refusal is one line${lines:+ ($lines)}" [ -z "$lines" ]
 
+# Two the libFuzzer target (tests/fuzz/fuzz_db.c) found: a context id of
+# 2^40 (the readers allocated for a trillion contexts) and a parent id of
+# INT64_MIN (id - 1 overflowed: UBSan in the sanitizer build).
+cp good.db huge.db
+sqlite3 huge.db "UPDATE context_tree SET id = 1099511627776 WHERE id = (SELECT max(id) FROM context_tree)"
+expect 1 "huge.db is damaged: its [0-9]* contexts are not numbered 1 to [0-9]*" \
+	"a context id of 2^40" "$CULPRIT" report huge.db
+cp good.db minparent.db
+sqlite3 minparent.db "UPDATE context_tree SET parent_id = -9223372036854775808 WHERE id = 3"
+rc=0
+"$CULPRIT" report minparent.db > minparent.out 2> minparent.err || rc=$?
+check "a parent id of INT64_MIN: report reads it (status $rc), that context a root" \
+	[ "$rc" = 0 ]
+check "... with no undefined behaviour (the sanitizer build's UBSan)" \
+	sh -c "! grep -q 'runtime error' minparent.err"
+
 done_testing

@@ -1,14 +1,19 @@
 #!/bin/bash
-# tests/fuzz/run.sh - fuzzes the measurement file reader (common/mfile_read.c)
-# for a bounded time, with the libFuzzer target that `make fuzz` builds
-# (tests/fuzz/fuzz_mfile; configure --enable-fuzz builds it with `make`).
+# tests/fuzz/run.sh - fuzzes a reader for a bounded time, with the libFuzzer
+# targets that `make fuzz` builds (configure --enable-fuzz builds them with
+# `make`): the measurement file reader (common/mfile_read.c,
+# tests/fuzz/fuzz_mfile) or the database read layer under report and view
+# (dbread/, tests/fuzz/fuzz_db).
 #
-# usage: tests/fuzz/run.sh [SECONDS]
+# usage: tests/fuzz/run.sh [SECONDS [mfile|db]]
 #   SECONDS   fuzzing time (default $FUZZ_SECONDS, else 30)
+#   mfile|db  the reader (default mfile)
 #
 # Works from any directory.  The fuzzer runs on a copy of
-# tests/fuzz/corpus/ in a temporary directory, so the committed seed corpus
-# is never modified (make check replays that corpus: tests/run-corpus.sh).
+# tests/fuzz/corpus/ (corpus-db/ for db) in a temporary directory, so the
+# committed seed corpus is never modified (make check replays the mfile
+# corpus: tests/run-corpus.sh).  For db, the database the inputs edit is
+# made first: the build's culprit run and prof on tests/programs/callers.
 #
 # Exit status: 0 no crash found; 1 the fuzzer found a crash (its input and
 # a command reproducing it are printed, and the temporary directory is
@@ -27,12 +32,20 @@ set -eu
 here=$(cd "$(dirname "$0")" && pwd -P)
 repo=$(cd "$here/../.." && pwd -P)
 seconds=${1:-${FUZZ_SECONDS:-30}}
+target=${2:-mfile}
 build=${BUILD:-build}
 case $build in /*) ;; *) build=$repo/$build ;; esac
 
 case $seconds in
 '' | *[!0-9]*)
-	echo "usage: $0 [SECONDS]  (a whole number of seconds, got '$seconds')" >&2
+	echo "usage: $0 [SECONDS [mfile|db]]  (a whole number of seconds, got '$seconds')" >&2
+	exit 2 ;;
+esac
+case $target in
+mfile) corpus=corpus what=common/mfile_read.c ;;
+db) corpus=corpus-db what="dbread/ (report, view)" ;;
+*)
+	echo "usage: $0 [SECONDS [mfile|db]]  (no fuzz target '$target')" >&2
 	exit 2 ;;
 esac
 
@@ -49,7 +62,7 @@ if ! make -s -C "$build" fuzz; then
 	echo "$0: building the fuzz target failed" >&2
 	exit 2
 fi
-bin=$build/tests/fuzz/fuzz_mfile
+bin=$build/tests/fuzz/fuzz_$target
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/culprit-fuzz.XXXXXX")
 keep=${FUZZ_KEEP:-}
@@ -58,9 +71,15 @@ cleanup() { if [ -z "$keep" ]; then rm -rf "$work"; fi; }
 trap cleanup EXIT
 
 mkdir "$work/corpus" "$work/artifacts"
-cp "$here"/corpus/* "$work/corpus/"
+cp "$here/$corpus"/* "$work/corpus/"
 nseeds=$(find "$work/corpus" -type f | wc -l)
-echo "fuzzing common/mfile_read.c for ${seconds}s ($nseeds seeds; work dir $work)"
+if [ "$target" = db ]; then
+	make -s -C "$build" tests/programs/callers
+	"$build/culprit" run -q -o "$work/m" "$build/tests/programs/callers" > /dev/null
+	"$build/culprit" prof -q -o "$work/template.db" "$work/m"
+	export CULPRIT_FUZZ_DB="$work/template.db"
+fi
+echo "fuzzing $what for ${seconds}s ($nseeds seeds; work dir $work)"
 
 # -error_exitcode/-timeout_exitcode: libFuzzer's defaults (77, 70) would
 # collide with the skip status above.
