@@ -100,71 +100,33 @@ static int read_named(struct dbr *r, struct dbr_tree *t)
 	return rc == SQLITE_DONE ? 0 : dbr_fail_sql(r);
 }
 
-/* The names table of schema 7 on, by id; NULL after a message. */
-static const char **read_names(struct dbr *r, struct dbr_tree *t, size_t *count)
+/* The name in id column I of row S (dbr_name), NULL for none. */
+static const char *name_of(struct dbr *r, sqlite3_stmt *s, int i)
 {
-	sqlite3_stmt *s = dbr_prepare(r, "SELECT id, name FROM " TBL_NAMES " ORDER BY id");
-	if (!s)
-		return NULL;
-	const char **names = NULL;
-	size_t cap = 0;
-	*count = 0;
-	int rc;
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		sqlite3_int64 id = sqlite3_column_int64(s, 0);
-		if (id < 1 || id > (sqlite3_int64)UINT32_MAX)
-			continue;
-		if ((size_t)id >= *count) {
-			grow_array(&names, &cap, (size_t)id + 1, sizeof *names);
-			memset(names + *count, 0, ((size_t)id + 1 - *count) * sizeof *names);
-			*count = (size_t)id + 1;
-		}
-		names[id] = name(t, s, 1);
-	}
-	sqlite3_finalize(s);
-	if (rc != SQLITE_DONE) {
-		free(names);
-		dbr_fail_sql(r);
-		return NULL;
-	}
-	return names;
-}
-
-/* The name of id column I of row S, NULL for none or one out of range. */
-static const char *name_of(sqlite3_stmt *s, int i, const char **names, size_t count)
-{
-	sqlite3_int64 id = sqlite3_column_int64(s, i);
-	return id > 0 && (size_t)id < count ? names[id] : NULL;
+	return dbr_name(r, sqlite3_column_int64(s, i));
 }
 
 /* The contexts as stored from schema 7: names by number, read once. */
 static int read_numbered(struct dbr *r, struct dbr_tree *t)
 {
-	size_t count;
-	const char **names = read_names(r, t, &count);
-	if (!names)
-		return -1;
 	sqlite3_stmt *s = dbr_prepare(r, "SELECT id, parent_id, depth, kind_id, procedure_id, "
 				      "module_id, file_id, line, folded_id FROM " TBL_CONTEXT_TREE);
-	if (!s) {
-		free(names);
+	if (!s)
 		return -1;
-	}
 	int rc;
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		struct dbr_ctx *c = read_ctx(t, s);
 		if (!c)
 			continue;
-		const char *k = name_of(s, 3, names, count);
+		const char *k = name_of(r, s, 3);
 		c->kind = k ? k[0] : '?';
-		c->procedure = name_of(s, 4, names, count);
-		c->module = name_of(s, 5, names, count);
-		c->file = name_of(s, 6, names, count);
+		c->procedure = name_of(r, s, 4);
+		c->module = name_of(r, s, 5);
+		c->file = name_of(r, s, 6);
 		c->line = sqlite3_column_int(s, 7);
-		c->folded = name_of(s, 8, names, count);
+		c->folded = name_of(r, s, 8);
 	}
 	sqlite3_finalize(s);
-	free(names);
 	return rc == SQLITE_DONE ? 0 : dbr_fail_sql(r);
 }
 
@@ -340,21 +302,27 @@ const char *dbr_name(struct dbr *r, int64_t id)
 	if (!r->names)
 		r->names = strtab_new();
 	if (!r->name_by_id) {
-		sqlite3_stmt *s = dbr_prepare(r, "SELECT id, name FROM " TBL_NAMES);
-		size_t cap = 0;
-		r->name_by_id = xcalloc(1, sizeof *r->name_by_id);
-		r->nnames = 1;
+		/* A table indexed by id.  prof's ids have a few gaps; a
+		 * hostile id (2^32) must not size the table: ids beyond a few
+		 * times the count have no name. */
+		sqlite3_int64 count = 0, top = 0;
+		sqlite3_stmt *s = dbr_prepare(r, "SELECT count(*), max(id) FROM " TBL_NAMES);
+		if (s && sqlite3_step(s) == SQLITE_ROW) {
+			count = sqlite3_column_int64(s, 0);
+			top = sqlite3_column_int64(s, 1);
+		}
+		sqlite3_finalize(s);
+		if (count < 0 || count > INT32_MAX)
+			count = 0;
+		if (top > 4 * count + 4096 || top < 0)
+			top = 4 * count + 4096;
+		r->nnames = (size_t)top + 1;
+		r->name_by_id = xcalloc(r->nnames, sizeof *r->name_by_id);
+		s = dbr_prepare(r, "SELECT id, name FROM " TBL_NAMES);
 		while (s && sqlite3_step(s) == SQLITE_ROW) {
 			sqlite3_int64 k = sqlite3_column_int64(s, 0);
-			if (k < 1 || k > (sqlite3_int64)UINT32_MAX)
+			if (k < 1 || k >= (sqlite3_int64)r->nnames)
 				continue;
-			if ((size_t)k >= r->nnames) {
-				cap = r->nnames;
-				grow_array(&r->name_by_id, &cap, (size_t)k + 1, sizeof *r->name_by_id);
-				memset(r->name_by_id + r->nnames, 0,
-				       ((size_t)k + 1 - r->nnames) * sizeof *r->name_by_id);
-				r->nnames = (size_t)k + 1;
-			}
 			const char *v = (const char *)sqlite3_column_text(s, 1);
 			r->name_by_id[k] = v ? strtab_get(r->names, strtab_intern(r->names, v)) : NULL;
 		}

@@ -74,7 +74,7 @@ check "damaged databases: report never crashes${crashed:+ ($crashed)}" [ -z "$cr
 check "damaged databases: report never hangs${hung:+ ($hung)}" [ -z "$hung" ]
 check "damaged databases: a refusal is one line${lines:+ ($lines)}" [ -z "$lines" ]
 
-# Two the libFuzzer target (tests/fuzz/fuzz_db.c) found: a context id of
+# Found by the libFuzzer target (tests/fuzz/fuzz_db.c): a context id of
 # 2^40 (the readers allocated for a trillion contexts) and a parent id of
 # INT64_MIN (id - 1 overflowed: UBSan in the sanitizer build).
 cp good.db huge.db
@@ -89,5 +89,12 @@ check "a parent id of INT64_MIN: report reads it (status $rc), that context a ro
 	[ "$rc" = 0 ]
 check "... with no undefined behaviour (the sanitizer build's UBSan)" \
 	sh -c "! grep -q 'runtime error' minparent.err"
+# A name id of 2^32 - 1: the readers sized their name table by the largest
+# id (32 GiB).  Ids beyond the count of names are not prof's: no name.
+cp good.db bigname.db
+sqlite3 bigname.db "UPDATE names SET id = 4294967295 WHERE id = (SELECT max(id) FROM names)"
+rc=0
+timeout 60 "$CULPRIT" report bigname.db > bigname.out 2> bigname.err || rc=$?
+check "a name id of 2^32 - 1: report reads the rest (status $rc)" [ "$rc" = 0 ]
 
 done_testing
