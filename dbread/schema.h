@@ -97,6 +97,8 @@
 #define QUALITY_PARTIAL		"samples:partial"	/* with a partial path */
 #define QUALITY_TRUNCATED	"samples:truncated"	/* cut at the depth limit */
 #define QUALITY_DROPPED		"samples:dropped"	/* dropped */
+#define QUALITY_THROTTLED	"samples:throttled"	/* signals merged into later samples */
+#define QUALITY_THREADS_MISSING	"threads:missing"	/* thread files not read */
 
 /* ---- diagnoses.scope ---- */
 #define DIAG_SCOPE_INCLUSIVE	"inclusive"	/* the context and all below it */

@@ -331,7 +331,12 @@ static int write_results(sqlite3 *db, const struct prof_options *o, const struct
 	progress_update("%zu contexts", p->tree->n);
 	tables_write_events(db, p->tree);
 	waits_write_threads(db);
-	quality_write(db);
+	uint64_t expected = 0, read = 0;
+	for (size_t i = 0; i < p->e.nproc; i++) {
+		expected += p->e.proc[i]->p->thread_count;
+		read += p->e.proc[i]->nthreads;
+	}
+	quality_write(db, expected, read);
 	const uint32_t *sole = thread_values_sole(values);
 	struct analysis an = { p->tree, &o->thresholds, values, NULL };
 	/* The diagnoses walk the tree recursively, and a tree can be as deep

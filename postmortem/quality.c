@@ -65,7 +65,9 @@ static void put(sqlite3 *db, sqlite3_stmt *ins, const char *item, double value, 
 	db_step_reset(db, ins);
 }
 
-void quality_write(sqlite3 *db)
+/* THREADS_EXPECTED: the threads the process files count; THREADS_READ:
+ * those whose files were read. */
+void quality_write(sqlite3 *db, uint64_t threads_expected, uint64_t threads_read)
 {
 	sqlite3_stmt *ins = db_prepare(db, "INSERT INTO " TBL_MEASUREMENT_QUALITY " VALUES (?,?,?,?,?)");
 	double measured = counter(db, "measurement_samples");
@@ -103,6 +105,15 @@ void quality_write(sqlite3 *db)
 	put(db, ins, QUALITY_DROPPED, counter(db, "dropped:tree_full") + counter(db, "dropped:busy"),
 	    "samples", taken, "calling-context trees full (raise CULPRIT_MAX_NODES), or taken "
 	    "while culprit unwound");
+	double throttled = counter(db, "throttled");
+	put(db, ins, QUALITY_THROTTLED, throttled, "samples", taken + throttled,
+	    "unwinding took over a quarter of the time (deep stacks): fewer samples, each "
+	    "carrying the value of those merged into it; lower --max-depth or the rate");
+	put(db, ins, QUALITY_THREADS_MISSING,
+	    threads_expected > threads_read ? (double)(threads_expected - threads_read) : 0,
+	    "threads", (double)threads_expected,
+	    "thread files not written or damaged (a full disk? culprit run named them): "
+	    "those threads' samples are not in the figures");
 	sqlite3_finalize(ins);
 }
 
@@ -113,6 +124,7 @@ int quality_warning(sqlite3 *db, char *buf, size_t size)
 		{ QUALITY_PARTIAL, "samples with partial paths:" },
 		{ QUALITY_TRUNCATED, "samples cut at the depth limit:" },
 		{ QUALITY_DROPPED, "samples dropped:" },
+		{ QUALITY_THREADS_MISSING, "threads missing:" },
 	};
 	sqlite3_stmt *s = db_prepare(db, "SELECT percent, advice FROM measurement_quality "
 					 "WHERE item = ?");

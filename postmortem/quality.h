@@ -4,11 +4,13 @@
 
 #include <sqlite3.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* Fills the measurement_quality table of DB from its thread counters and
- * metric totals, which must be written already.  Exits on a database
- * error (as db_exec does). */
-void quality_write(sqlite3 *db);
+ * metric totals, which must be written already, and from the count of
+ * threads the process files name (THREADS_EXPECTED) against those read.
+ * Exits on a database error (as db_exec does). */
+void quality_write(sqlite3 *db, uint64_t threads_expected, uint64_t threads_read);
 
 /* Into BUF, one line (no newline) naming each item of DB's
  * measurement_quality past 5% and what to do about it.  Returns whether

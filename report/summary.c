@@ -56,6 +56,8 @@ static int put_quality(const struct report *r)
 		{ QUALITY_PARTIAL, "  with a partial path" },
 		{ QUALITY_TRUNCATED, "  cut at the depth limit" },
 		{ QUALITY_DROPPED, "  dropped" },
+		{ QUALITY_THROTTLED, "  merged (handler throttled)" },
+		{ QUALITY_THREADS_MISSING, "threads missing" },
 	};
 	if (!dbr_has(r->db, TBL_MEASUREMENT_QUALITY))
 		return 0;

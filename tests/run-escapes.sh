@@ -112,6 +112,8 @@ note "stack ($gib GiB): $(counter "$f" signals) signals taken, $(counter "$f" th
 check "stack: slow samples were throttled" at_least "$(counter "$f" throttled)" 1
 check "stack: culprit run's last line says so" grep -q 'signals merged into later samples' stack.err
 check "stack: prof reads a tree 65,536 frames deep" "$CULPRIT" prof -q stack
+check "stack: the database counts the throttled signals" \
+	at_least "$(sql stack.db "SELECT value FROM measurement_quality WHERE item = 'samples:throttled'")" 1
 check "stack: the deepest work is there, below the truncation" \
 	at_least "$(sql stack.db "SELECT count(*) FROM contexts WHERE procedure = 'deep_bottom'")" 1
 check "stack: the outermost frames are kept (main > deep_stack > deep_thread)" \

@@ -121,6 +121,8 @@ if mount -t tmpfs -o size=256k,mode=0700 tmpfs full 2> /dev/null; then
 	"$CULPRIT" prof -q -o full.db full/m > full-prof.out 2> full-prof.err
 	check "full disk: prof reads the worker's file, with that process file" \
 		[ "$(sql full.db "SELECT count(*) FROM threads")" = 1 ]
+	check "full disk: the database counts the main thread's file as missing" \
+		[ "$(sql full.db "SELECT value FROM measurement_quality WHERE item = 'threads:missing'")" = 1.0 ]
 	check "full disk: ... and the worker's work is all there (at fill_worker)" \
 		at_least "$(sql full.db "SELECT round(100 * sum(m.inclusive) / (SELECT total FROM metrics
 			WHERE event = 'cputime' AND metric = 'work'))
