@@ -421,8 +421,7 @@ static int iterate_records(int (*cb)(struct dl_phdr_info *, size_t, void *), voi
 EXPORT int dl_iterate_phdr(int (*cb)(struct dl_phdr_info *, size_t, void *), void *data)
 {
 	struct culprit_thread *t = modules ? culprit_thread_self() : NULL;
-	if (t && atomic_load(&t->state) == THREAD_BUSY && t->sample_pc &&
-	    loadmap_may_hold_loader_lock(t->sample_pc))
+	if (t && t->sample_pc && loadmap_may_hold_loader_lock(t->sample_pc))
 		return iterate_records(cb, data);
 	iterate_fn *real = real_iterate ? real_iterate : (iterate_fn *)culprit_real("dl_iterate_phdr");
 	return real ? real(cb, data) : 0;

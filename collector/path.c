@@ -75,28 +75,21 @@ static void place(struct culprit_thread *t, struct culprit_path *path, enum unwi
 	fit(path, status != UNWIND_TRUNCATED);
 }
 
-/* What frame_child may still do about a frame in no known module, once
- * per sample. */
-enum refresh {
-	REFRESH_MAY,		/* refresh the load map */
-	REFRESH_TRIED,		/* done, or barred and a frame was unknown */
-	REFRESH_BARRED,		/* not allowed in this sample */
-};
-
 /* The child of NODE for frame F, its address named by the load map (once
- * refreshed per sample, see *REFRESH, for a library loaded since).
- * async-signal-safe. */
+ * refreshed per sample, *REFRESHED, for a library loaded since).  Not
+ * when the sample interrupted libc or the loader, which may be taking or
+ * releasing the loader's lock (see loadmap.c): the frame stays unknown
+ * this once.  async-signal-safe. */
 static uint32_t frame_child(struct culprit_thread *t, uint32_t node, const struct culprit_frame *f,
-			    enum refresh *refresh)
+			    int *refreshed)
 {
 	uint32_t module = f->module;
 	uint64_t key = f->addr;
 	if (f->kind == MFILE_NODE_FRAME) {
 		module = loadmap_lookup(f->addr, &key);
-		if (!module && *refresh != REFRESH_TRIED) {
-			int may = *refresh == REFRESH_MAY;
-			*refresh = REFRESH_TRIED;
-			if (may) {
+		if (!module && !*refreshed) {
+			*refreshed = 1;
+			if (!loadmap_may_hold_loader_lock(t->sample_pc)) {
 				loadmap_refresh(1);
 				module = loadmap_lookup(f->addr, &key);
 			}
@@ -107,19 +100,6 @@ static uint32_t frame_child(struct culprit_thread *t, uint32_t node, const struc
 		}
 	}
 	return cct_child(&t->cct, node, f->kind, f->flags, module, key);
-}
-
-/* What frame_child may do for PATH: no refresh when the sample
- * interrupted libc or the loader, which may be in the middle of taking or
- * releasing the loader's lock (see loadmap.c).  Its frames in a library
- * loaded since stay unknown; a later sample names them.
- * async-signal-safe. */
-static enum refresh refresh_allowed(const struct culprit_path *path)
-{
-	const ucontext_t *uc = path->ucontext;
-	return uc && loadmap_may_hold_loader_lock((uintptr_t)uc->uc_mcontext.gregs[REG_RIP])
-		       ? REFRESH_BARRED
-		       : REFRESH_MAY;
 }
 
 /* The root node of a path with this root. */
@@ -133,7 +113,7 @@ static uint32_t root_node(struct culprit_thread *t, uint8_t kind, uint64_t key)
  * the part the two share is not looked up again.  async-signal-safe. */
 static uint32_t insert_path(struct culprit_thread *t, const struct culprit_path *path)
 {
-	enum refresh refresh = refresh_allowed(path);
+	int refreshed = 0;
 	uint32_t root = root_node(t, path->root_kind, path->root_key);
 	if (root == CCT_NONE)
 		return CCT_NONE;
@@ -153,7 +133,7 @@ static uint32_t insert_path(struct culprit_thread *t, const struct culprit_path 
 
 	for (; j < n; j++) {
 		const struct culprit_frame *f = &path->frame[n - 1 - j];
-		node = frame_child(t, node, f, &refresh);
+		node = frame_child(t, node, f, &refreshed);
 		if (node == CCT_NONE) {
 			t->prefix_len = j < t->prefix_cap ? j : t->prefix_cap;
 			return CCT_NONE;
@@ -217,24 +197,24 @@ static uint32_t insert_under_records(struct culprit_thread *t, const struct culp
 	}
 	if (depth + frames + (size_t)b > culprit_config.max_depth)
 		return RECORDS_NO;
-	enum refresh refresh = refresh_allowed(path);
+	int refreshed = 0;
 	for (size_t i = nw; i-- > 0 && node != CCT_NONE;) {
 		const struct culprit_ctx *w = (const struct culprit_ctx *)(uintptr_t)walk[i].addr;
 		uint32_t n;
 		const uint64_t *frame = ctx_frames(w, &n);
 		for (uint32_t k = n; k-- > 0 && node != CCT_NONE;) {
 			struct culprit_frame f = { frame[k], 0, MFILE_NODE_FRAME, 0 };
-			node = frame_child(t, node, &f, &refresh);
+			node = frame_child(t, node, &f, &refreshed);
 		}
 		depth += n;
-		if (node != CCT_NONE && refresh != REFRESH_TRIED)
+		if (node != CCT_NONE && !refreshed)
 			*record_node(t, ctx_chain(w)) = (struct record_node){
 				ctx_chain(w), node, depth, gen
 			};
 	}
 	for (int k = b; k-- > 0 && node != CCT_NONE;)
 		if (!(path->frame[k].flags & CULPRIT_FRAME_OURS))
-			node = frame_child(t, node, &path->frame[k], &refresh);
+			node = frame_child(t, node, &path->frame[k], &refreshed);
 	t->prefix_len = 0;	/* the slow way's memory is not this path */
 	return node;
 }

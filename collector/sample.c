@@ -155,6 +155,32 @@ static int throttled(struct culprit_thread *t, uint64_t now)
 	return t->handler_credit_ns < 0;
 }
 
+/* Thread T's sample of event EV, its handler started at T0, and a
+ * snapshot when one is due.  Our own cost is kept, so that every
+ * measurement says what it cost.  async-signal-safe. */
+static void take_sample(struct culprit_thread *t, int ev, const ucontext_t *uc, uint64_t t0,
+			int measuring)
+{
+	t->counter[CNT_SIGNALS]++;
+	uint64_t value, when;
+	if (source_delta(&t->src[ev], &value, &when) == 0)
+		record(t, uc, ev, value, when ? culprit_stamp_at(stopped_at(when), t0) : 0,
+		       measuring);
+	else
+		t->counter[CNT_DROP_EMPTY]++;
+	uint64_t t1 = culprit_now_monotonic();
+	t->handler_credit_ns -= (int64_t)(t1 - t0);
+	if (culprit_config.snapshot_ns && t1 >= t->next_snapshot_ns) {
+		writer_snapshot(t, t1);	/* about once a second: see writer.c */
+		/* Its time (writing, syncing) is culprit's, in handler_ns,
+		 * not the next sample's. */
+		for (int i = 0; i < culprit_config.nevents; i++)
+			source_rebase(&t->src[i]);
+		t1 = culprit_now_monotonic();
+	}
+	t->counter[CNT_HANDLER_NS] += t1 - t0;
+}
+
 /* async-signal-safe */
 void culprit_sample_handler(int sig, siginfo_t *info, void *ucv)
 {
@@ -187,37 +213,14 @@ void culprit_sample_handler(int sig, siginfo_t *info, void *ucv)
 		errno = saved_errno;
 		return;
 	}
-	/* For dl_iterate_phdr (loadmap.c), while this handler runs. */
+	/* Where it interrupted, for the load map (loadmap.c, path.c) while
+	 * this handler runs. */
 	t->sample_pc = (uintptr_t)((ucontext_t *)ucv)->uc_mcontext.gregs[REG_RIP];
-	/* Our own cost, kept so that every measurement says what it cost. */
 	uint64_t t0 = culprit_now_monotonic();
-	if (throttled(t, t0)) {
-		/* The value goes on counting: the next sample taken carries it. */
-		t->counter[CNT_THROTTLED]++;
-		t->sample_pc = 0;
-		expected = THREAD_BUSY;
-		atomic_compare_exchange_strong(&t->state, &expected, THREAD_LIVE);
-		errno = saved_errno;
-		return;
-	}
-	t->counter[CNT_SIGNALS]++;
-	uint64_t value, when;
-	if (source_delta(&t->src[ev], &value, &when) == 0)
-		record(t, ucv, ev, value, when ? culprit_stamp_at(stopped_at(when), t0) : 0,
-		       measuring);
+	if (throttled(t, t0))
+		t->counter[CNT_THROTTLED]++;	/* its value goes to the next sample */
 	else
-		t->counter[CNT_DROP_EMPTY]++;
-	uint64_t t1 = culprit_now_monotonic();
-	t->handler_credit_ns -= (int64_t)(t1 - t0);
-	if (culprit_config.snapshot_ns && t1 >= t->next_snapshot_ns) {
-		writer_snapshot(t, t1);	/* about once a second: see writer.c */
-		/* Its time (writing, syncing) is culprit's, in handler_ns,
-		 * not the next sample's. */
-		for (int i = 0; i < culprit_config.nevents; i++)
-			source_rebase(&t->src[i]);
-		t1 = culprit_now_monotonic();
-	}
-	t->counter[CNT_HANDLER_NS] += t1 - t0;
+		take_sample(t, ev, ucv, t0, measuring);
 	t->sample_pc = 0;
 	expected = THREAD_BUSY;
 	atomic_compare_exchange_strong(&t->state, &expected, THREAD_LIVE);
