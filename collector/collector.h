@@ -214,10 +214,6 @@ HIDDEN int source_identify(struct sample_source *src, int n, const siginfo_t *in
  * the source does not say: timers).  Returns 0, or -1 when there was
  * nothing new (a duplicate signal).  async-signal-safe. */
 HIDDEN int source_delta(struct sample_source *s, uint64_t *delta, uint64_t *when);
-/* Starts S's next delta from now: what culprit itself just did (a
- * snapshot, in the handler) is not the program's.  Timers only: a
- * counter's ring holds its own samples.  async-signal-safe. */
-HIDDEN void source_rebase(struct sample_source *s);
 
 /* ---- threads (thread.c) -------------------------------------------------- */
 

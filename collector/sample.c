@@ -172,10 +172,6 @@ static void take_sample(struct culprit_thread *t, int ev, const ucontext_t *uc, 
 	t->handler_credit_ns -= (int64_t)(t1 - t0);
 	if (culprit_config.snapshot_ns && t1 >= t->next_snapshot_ns) {
 		writer_snapshot(t, t1);	/* about once a second: see writer.c */
-		/* Its time (writing, syncing) is culprit's, in handler_ns,
-		 * not the next sample's. */
-		for (int i = 0; i < culprit_config.nevents; i++)
-			source_rebase(&t->src[i]);
 		t1 = culprit_now_monotonic();
 	}
 	t->counter[CNT_HANDLER_NS] += t1 - t0;

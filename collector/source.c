@@ -324,13 +324,6 @@ static int ring_value(struct sample_source *s, uint64_t *value, uint64_t *when)
 }
 
 /* async-signal-safe */
-void source_rebase(struct sample_source *s)
-{
-	if (s->kind == MFILE_SRC_CPU_TIMER || s->kind == MFILE_SRC_REAL_TIMER)
-		s->last = clock_ns(source_clock(s->kind));
-}
-
-/* async-signal-safe */
 int source_delta(struct sample_source *s, uint64_t *delta, uint64_t *when)
 {
 	uint64_t v;

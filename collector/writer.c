@@ -105,14 +105,7 @@ static int finish_file(struct mfile_writer *w, const char *path, int quiet)
 	int rc = mfile_writer_close(w);
 	if (rc == 0 && rename(part, path) != 0)
 		rc = -errno;
-	if (rc == 0 && w->sync) {
-		/* The rename itself, into the directory on disk. */
-		int dir = open(culprit_config.outdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		if (dir >= 0) {
-			fsync(dir);
-			close(dir);
-		}
-	}
+
 	if (rc < 0) {
 		unlink(part);
 		if (!quiet && atomic_exchange(&warned, 1) == 0)
@@ -148,14 +141,9 @@ static void put_counter(struct mfile_writer *w, const char *name, uint64_t v)
 	mfile_put_u64(w, v);
 }
 
-/* The SNAP section: the file is a snapshot, written at NOW.  Snapshots
- * are what a power loss leaves, so they are written through to the disk
- * (fdatasync, and the directory after the rename): at most about a
- * second of samples is lost, not the page cache's half a minute.  Their
- * 5% budget (next_due) counts that time. */
+/* The SNAP section: the file is a snapshot, written at NOW. */
 static void put_snapshot(struct mfile_writer *w, uint64_t now)
 {
-	w->sync = 1;
 	mfile_section_begin(w, MFILE_TAG_SNAP);
 	mfile_put_u64(w, now);
 	mfile_section_end(w);

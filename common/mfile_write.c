@@ -254,8 +254,6 @@ int mfile_writer_close(struct mfile_writer *w)
 	flush(w);
 	if (w->truncate && !w->error && ftruncate(w->fd, (off_t)w->pos) < 0)
 		fail(w, errno);
-	if (w->sync && !w->error && fdatasync(w->fd) < 0 && errno != EINVAL)
-		fail(w, errno);		/* (EINVAL: a file system that cannot) */
 	if (close(w->fd) < 0 && !w->error && errno != EINTR)
 		fail(w, errno);
 	w->fd = -1;

@@ -23,7 +23,6 @@ struct mfile_writer {
 	uint32_t section_crc;	/* CRC-32C of the payload so far */
 	uint32_t sections;	/* sections completed */
 	int truncate;		/* cut the file where the writing ends */
-	int sync;		/* fdatasync() before closing: outlives a power loss */
 };
 
 /* Creates PATH (O_EXCL, never following a symlink) and writes the header of
