@@ -12,11 +12,12 @@ build=${BUILD:-build}
 
 # Debian packages: compilers and autotools, the five libraries culprit
 # uses, and the programs the tests run (libclang-rt-14-dev: clang's
-# libFuzzer, for the measurement reader's fuzz target in CI; zstd to
-# openssl: the real-program corpus, tests/run-programs.sh).
+# libFuzzer, for the fuzz targets in CI; strace: the power-loss test
+# follows culprit run's syncs; zstd to openssl: the real-program corpus,
+# tests/run-programs.sh).
 packages="build-essential autoconf automake pkg-config libunwind-dev libpfm4-dev
 libdw-dev libelf-dev libsqlite3-dev libncurses-dev libomp-dev sqlite3 python3 xz-utils
-clang libclang-rt-14-dev tmux zstd pigz lbzip2 stress-ng imagemagick openssl"
+clang libclang-rt-14-dev tmux strace zstd pigz lbzip2 stress-ng imagemagick openssl"
 missing=
 for p in $packages; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"

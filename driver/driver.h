@@ -3,6 +3,7 @@
 #define CULPRIT_DRIVER_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "commands.h"
 #include "event_spec.h"
@@ -52,6 +53,14 @@ void run_health_text(const struct run_health *h, char *out, size_t size);
  * limit (the level at which culprit prof warns of a quality item).  A
  * few samples dropped while culprit was unwinding are usual. */
 int run_health_serious(const struct run_health *h);
+
+/* ---- keeping the measurements on disk (run_sync.c) ---- */
+
+/* Waits for PID, our child, and reaps it (its wait status into *STATUS),
+ * syncing each measurement file renamed into DIR meanwhile, so that a
+ * machine that loses power keeps the snapshots.  Returns 0, or -1 with
+ * errno. */
+int run_wait_syncing(pid_t pid, const char *dir, int *status);
 
 /* ---- OpenMP runtimes (openmp.c) ---- */
 

@@ -554,15 +554,14 @@ static int send_directory(pid_t pid, int go, const struct run_options *o, char *
 }
 
 /* The program's exit status as a shell reports it (128+N for signal N)
- * into *CODE.  Returns 0, or -1 after a message. */
-static int wait_for_program(pid_t pid, int *code)
+ * into *CODE, its measurements in ABS synced to disk as they come.
+ * Returns 0, or -1 after a message. */
+static int wait_for_program(pid_t pid, const char *abs, int *code)
 {
 	int status;
-	while (waitpid(pid, &status, 0) < 0) {
-		if (errno != EINTR) {
-			msg_error("waiting for the program: %s", strerror(errno));
-			return -1;
-		}
+	if (run_wait_syncing(pid, abs, &status) < 0) {
+		msg_error("waiting for the program: %s", strerror(errno));
+		return -1;
 	}
 	*code = WIFEXITED(status) ? WEXITSTATUS(status)
 		: WIFSIGNALED(status) ? 128 + WTERMSIG(status) : EXIT_FAIL;
@@ -643,7 +642,7 @@ static int run_program(const struct run_options *o, const struct run_plan *plan)
 		return EXIT_FAIL;
 	}
 	int code;
-	if (wait_for_program(pid, &code) < 0)
+	if (wait_for_program(pid, abs, &code) < 0)
 		return EXIT_FAIL;
 	report_measurements(abs, dir, code, o->quiet);
 	return code;

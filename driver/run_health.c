@@ -98,8 +98,8 @@ void run_health_text(const struct run_health *h, char *out, size_t size)
 		      "(killed? a full disk?): their files are snapshots");
 	if (h->dropped) {
 		size_t len = strlen(out);
-		snprintf(out + len, size - len, "%llu of %llu samples dropped",
-			 (unsigned long long)h->dropped,
+		snprintf(out + len, size - len, "%s%llu of %llu samples dropped",
+			 len ? "; " : "", (unsigned long long)h->dropped,
 			 (unsigned long long)(h->samples + h->dropped));
 	}
 	if (h->partial)

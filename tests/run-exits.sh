@@ -94,6 +94,55 @@ kill -9 "$(cat nosnap.pid)"
 wait $runner
 check "CULPRIT_SNAPSHOT_MS=0: no snapshots" [ -z "$(ls nosnap 2>/dev/null | grep '\.thread$')" ]
 
+# Power loss: only what reached the disk is kept.  culprit run syncs each
+# file the program renames into the directory (a snapshot), then the
+# directory.  strace follows both: every rename of a measurement file by
+# the program is followed within 0.5 s by the driver's fdatasync (or a
+# syncfs) and then its fsync of the directory.  The program itself never
+# syncs.
+if have strace && strace -o /dev/null true 2> /dev/null; then
+	strace -f -ttt -o synced.st -e trace=execve,rename,renameat,renameat2,fdatasync,fsync,syncfs \
+		-e signal=none "$CULPRIT_BIN" run -o synced "$P" killed > synced.pid 2> synced.err &
+	runner=$!
+	sleep 3.3
+	kill -9 "$(cat synced.pid)"
+	wait $runner
+	verdict=$(awk '
+		/execve\(/ && !driver { driver = $1 }	# culprit run itself
+		/rename.*\.(thread|process)"/ && $1 != driver { pending[++n] = $2; renames++ }
+		/(fdatasync|syncfs)\(/ && $1 == driver { for (i in pending) if (!(i in data)) data[i] = $2 }
+		/fsync\([0-9]+[,)< ]/ && $1 == driver {
+			for (i in pending) if (i in data && !(i in dir)) dir[i] = $2 }
+		/(fdatasync|fsync|syncfs)\(/ && $1 != driver { program++ }
+		END {
+			late = 0; worst = 0
+			for (i in pending) {
+				d = (i in dir) ? dir[i] - pending[i] : 99
+				if (d > 0.5) late++
+				if (d > worst) worst = d
+			}
+			printf "%d %d %.3f %d\n", renames, late, worst, program
+		}' synced.st)
+	set -- $verdict
+	note "power loss: $1 renames of measurement files, $2 not on disk within 0.5 s, the slowest $3 s; $4 syncs by the program"
+	check "power loss: the program renamed snapshots in" at_least "${1:-0}" 6
+	check "power loss: culprit run synced every one within 0.5 s" [ "${2:-1}" = 0 ]
+	check "power loss: the program itself never synced" [ "${4:-1}" = 0 ]
+	# A user out of inotify instances: the file system every 0.5 s.
+	strace -f -ttt -o blind.st -e trace=execve,inotify_init1,syncfs -e signal=none \
+		-e inject=inotify_init1:error=EMFILE "$CULPRIT_BIN" run -o blind "$P" killed \
+		> blind.pid 2> blind.err &
+	runner=$!
+	sleep 2.3
+	kill -9 "$(cat blind.pid)"
+	wait $runner
+	rounds=$(grep -c 'syncfs(' blind.st)
+	check "power loss: without inotify, the file system is synced every 0.5 s ($rounds times in 2.3 s)" \
+		at_least "$rounds" 3
+else
+	skip "power loss: culprit run syncs the snapshots" "strace cannot trace here"
+fi
+
 # The measurement directory removed while the program runs: the program
 # is not disturbed, and culprit run says in one line what was lost.
 start_killed gone
