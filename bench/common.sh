@@ -100,6 +100,17 @@ median() {
         }'
 }
 
+# trace_bytes_per_sample DIR: trace bytes per traced sample over DIR's
+# thread files (from `culprit dump`'s trace line), or "nan".
+trace_bytes_per_sample() {
+    local f
+    for f in "$1"/*.thread; do
+        [ -f "$f" ] && "$CULPRIT" dump "$f"
+    done | awk '/^trace / {
+        n += $2; for (i = 2; i <= NF; i++) if ($i == "bytes,") b += $(i - 1) }
+        END { if (n) printf "%.2f\n", b / n; else print "nan" }'
+}
+
 # counter_sum DIR NAME : sum of counter NAME over all thread files in DIR.
 counter_sum() {
     local f total=0 v

@@ -46,9 +46,9 @@ measure_startup
 # with >= 2 CPUs.
 WORKLOADS="1-thread:1 2-threads:2"
 
-declare -A base culp perf csamp psamp
+declare -A base culp notr perf csamp psamp tbytes
 for w in $WORKLOADS; do
-    base[$w]="" culp[$w]="" perf[$w]="" csamp[$w]="" psamp[$w]=""
+    base[$w]="" culp[$w]="" notr[$w]="" perf[$w]="" csamp[$w]="" psamp[$w]="" tbytes[$w]=""
 done
 
 for r in $(seq "$RUNS"); do
@@ -60,6 +60,10 @@ for r in $(seq "$RUNS"); do
         rm -rf "$TMP/c.out"
         culp[$w]+=" $(walltime "$CULPRIT" run -q -o "$TMP/c.out" -e "CPUTIME@f$FREQ" "$PROG" "$n" "$ITERS")"
         csamp[$w]+=" $(counter_sum "$TMP/c.out" samples)"
+        tbytes[$w]+=" $(trace_bytes_per_sample "$TMP/c.out")"
+        rm -rf "$TMP/c.out"
+        # The same without the trace: what recording the timeline costs.
+        notr[$w]+=" $(walltime "$CULPRIT" run -q --no-trace -o "$TMP/c.out" -e "CPUTIME@f$FREQ" "$PROG" "$n" "$ITERS")"
         rm -rf "$TMP/c.out"
 
         if [ -n "$PERF" ]; then
@@ -73,9 +77,9 @@ for r in $(seq "$RUNS"); do
 done
 
 echo
-printf '%-10s %9s | %9s %7s %9s | %9s %7s %9s\n' \
-    workload base_s culprit_s ratio samples perf_s ratio samples
-printf '%s\n' '-----------------------------------------------------------------------------'
+printf '%-10s %9s | %9s %7s %9s | %9s %7s %7s %6s | %9s %7s %9s\n' \
+    workload base_s culprit_s ratio samples notrace_s ratio trace B/smp perf_s ratio samples
+printf '%s\n' '------------------------------------------------------------------------------------------------------------'
 for w in $WORKLOADS; do
     name=${w%:*}
     # shellcheck disable=SC2086
@@ -84,6 +88,10 @@ for w in $WORKLOADS; do
     c=$(median ${culp[$w]})
     # shellcheck disable=SC2086
     cs=$(median ${csamp[$w]})
+    # shellcheck disable=SC2086
+    nt=$(median ${notr[$w]})
+    # shellcheck disable=SC2086
+    tb=$(median ${tbytes[$w]})
     if [ -n "$PERF" ]; then
         # shellcheck disable=SC2086
         p=$(median ${perf[$w]})
@@ -92,11 +100,12 @@ for w in $WORKLOADS; do
     else
         p=nan ps=-
     fi
-    awk -v n="$name" -v b="$b" -v c="$c" -v cs="$cs" -v p="$p" -v ps="$ps" 'BEGIN {
+    awk -v n="$name" -v b="$b" -v c="$c" -v cs="$cs" -v nt="$nt" -v tb="$tb" \
+        -v p="$p" -v ps="$ps" 'BEGIN {
         if (p == "nan") pr = "-"; else pr = sprintf("%.3f", p / b)
         if (p == "nan") p = "-"; else p = sprintf("%.3f", p)
-        printf "%-10s %9.3f | %9.3f %7.3f %9s | %9s %7s %9s\n",
-            n, b, c, c / b, cs, p, pr, ps
+        printf "%-10s %9.3f | %9.3f %7.3f %9s | %9.3f %7.3f %7.3f %6.1f | %9s %7s %9s\n",
+            n, b, c, c / b, cs, nt, nt / b, c / nt, tb, p, pr, ps
     }'
 done
 if [ -n "${BENCH_VERBOSE:-}" ]; then
@@ -107,6 +116,7 @@ if [ -n "${BENCH_VERBOSE:-}" ]; then
             show_raw "${w%:*} base_s" ${base[$w]}
             show_raw "${w%:*} culprit_s" ${culp[$w]}
             show_raw "${w%:*} culprit samples" ${csamp[$w]}
+            show_raw "${w%:*} notrace_s" ${notr[$w]}
             show_raw "${w%:*} perf_s" ${perf[$w]}
             show_raw "${w%:*} perf samples" ${psamp[$w]}
         }
@@ -116,6 +126,8 @@ echo
 echo "Times are median wall-clock seconds of $RUNS runs; ratio = tool / base."
 echo "samples = samples recorded (culprit: sum of the 'samples' counters of all"
 echo "thread files; perf: SAMPLE records in perf.data), median over runs."
+echo "notrace = culprit run --no-trace; trace = culprit / notrace, what recording"
+echo "the timeline costs (target <= 1.01); B/smp = trace bytes per traced sample."
 awk -v c="$C_START" -v p="$P_START" 'BEGIN {
     printf "Fixed start-up + tear-down cost (tool wrapping /bin/true, median): culprit %.3f s", c
     if (p != "nan") printf ", perf %.3f s", p

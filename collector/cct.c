@@ -57,6 +57,7 @@ void cct_destroy(struct cct *c)
 		culprit_unmap(c->table, table_bytes(c->table_mask + 1));
 	c->nodes = NULL;
 	c->table = NULL;
+	trace_free(&c->trace);
 	c->count = c->capacity = 0;
 }
 

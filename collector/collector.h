@@ -63,6 +63,8 @@ struct culprit_config {
 					   (0: unknown) */
 	uint64_t snapshot_ns;		/* files rewritten this often while the
 					   program runs (CULPRIT_SNAPSHOT_MS); 0: never */
+	size_t trace_bytes;		/* most bytes of trace per thread
+					   (CULPRIT_TRACE_MB); 0: no trace */
 };
 HIDDEN extern struct culprit_config culprit_config;
 
@@ -150,6 +152,18 @@ struct cct_node {
 	double metric[];	/* NCOLUMNS values, exclusive */
 };
 
+/* A thread's samples in time order (trace.c): the TRAC section's records
+ * and what the next record is encoded against. */
+struct trace {
+	unsigned char *buf;	/* mmap; NULL until the first record */
+	size_t len, cap;	/* bytes used, mapped */
+	uint64_t records, dropped;
+	uint64_t base_ns, last_ns;	/* CLOCK_MONOTONIC */
+	int64_t last_gap;
+	uint64_t last_value[EVENT_MAX];
+	uint32_t last_node, last_working, last_idle;
+};
+
 struct cct {
 	unsigned char *nodes;	/* node i at nodes + i * node_size (mmap) */
 	size_t node_size;
@@ -160,6 +174,9 @@ struct cct {
 	uint32_t table_mask;
 	uint32_t ncolumns;
 	int limit_hit;		/* a sample was dropped for want of nodes */
+	/* The samples over time: its node numbers mean something only with
+	 * this tree, so it is made and freed with it. */
+	struct trace trace;
 };
 
 /* Maps an empty tree with NCOLUMNS metrics per node.  Returns 0 or -1.
@@ -176,6 +193,20 @@ static inline struct cct_node *cct_node(const struct cct *c, uint32_t id)
 {
 	return (struct cct_node *)(c->nodes + (size_t)id * c->node_size);
 }
+
+/* ---- the trace (trace.c) ------------------------------------------------ */
+
+/* Appends a sample of event EV taken at NOW (CLOCK_MONOTONIC): its VALUE,
+ * its NODE (ignored for idle states), the thread's STATE (enum
+ * mfile_trace_state) and, if N, the workers' counts as blame() reads them
+ * (PENDING as there).  async-signal-safe. */
+struct worker_counts;
+HIDDEN void trace_add(struct trace *tr, uint64_t now, int ev, uint64_t value, uint32_t node,
+		      unsigned state, const struct worker_counts *n, int pending);
+struct mfile_writer;
+/* The TRAC section, if anything was traced.  async-signal-safe. */
+HIDDEN void trace_write(struct mfile_writer *w, const struct trace *tr);
+HIDDEN void trace_free(struct trace *tr);
 
 /* ---- sample sources (source.c) ----------------------------------------- */
 

@@ -97,6 +97,7 @@ static int read_config(void)
 	c->sample_lead_ns = env_number("CULPRIT_SAMPLE_LEAD", 0, 0, 1000000);
 	/* Snapshots of the files while the program runs (writer.c). */
 	c->snapshot_ns = (uint64_t)env_number("CULPRIT_SNAPSHOT_MS", 1000, 0, 3600000) * 1000000;
+	c->trace_bytes = (size_t)env_number("CULPRIT_TRACE_MB", 32, 0, 4096) << 20;
 	c->waits = env_number("CULPRIT_WAITS", 1, 0, 1) != 0;
 	c->io_idle = env_number("CULPRIT_IO_IDLE", 0, 0, 1) != 0;
 	cpu_set_t cpus;

@@ -74,11 +74,13 @@ static void blame(double *m, uint64_t value, const struct worker_counts *n, int 
 	}
 }
 
-/* Records a sample of VALUE taken at stamp AT (0: now) in thread T;
- * MEASURING: the thread was in culprit's own work. */
+/* Records a sample of VALUE taken at stamp AT (0: now), at NOW
+ * (CLOCK_MONOTONIC), in thread T's tree and trace; MEASURING: the thread
+ * was in culprit's own work. */
 static void record(struct culprit_thread *t, const ucontext_t *uc, int ev, uint64_t value,
-		   uint64_t at, int measuring)
+		   uint64_t at, uint64_t now, int measuring)
 {
+	struct trace *tr = &t->cct.trace;
 	uintptr_t pc = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
 	enum mfile_marker marker;
 
@@ -90,6 +92,7 @@ static void record(struct culprit_thread *t, const ucontext_t *uc, int ev, uint6
 			cct_node(&t->cct, leaf)->metric[ev * COLS_PER_EVENT + COL_MEASUREMENT] +=
 				(double)value;
 			t->counter[CNT_MEASUREMENT]++;
+			trace_add(tr, now, ev, value, leaf, MFILE_TRACE_MEASUREMENT, NULL, 0);
 		}
 		return;
 	}
@@ -108,6 +111,9 @@ static void record(struct culprit_thread *t, const ucontext_t *uc, int ev, uint6
 		t->idle_value[ev] += (double)value;
 		if (cause < CULPRIT_IDLE_CAUSES)
 			t->idle_cause_value[ev][cause] += (double)value;
+		/* The timeline still shows it idle, and why. */
+		trace_add(tr, now, ev, value, 0,
+			  MFILE_TRACE_IDLE + (cause < CULPRIT_IDLE_CAUSES ? cause : 0), NULL, 0);
 		return;
 	}
 	/* The other workers as they were when the sample was taken, before
@@ -128,6 +134,7 @@ static void record(struct culprit_thread *t, const ucontext_t *uc, int ev, uint6
 	if (worker)
 		blame(m, value, &n, pending);
 	t->counter[CNT_SAMPLES]++;
+	trace_add(tr, now, ev, value, leaf, MFILE_TRACE_WORK, worker ? &n : NULL, pending);
 }
 
 /* The most of a thread's time its sample handler may take, in percent,
@@ -165,7 +172,7 @@ static void take_sample(struct culprit_thread *t, int ev, const ucontext_t *uc, 
 	uint64_t value, when;
 	if (source_delta(&t->src[ev], &value, &when) == 0)
 		record(t, uc, ev, value, when ? culprit_stamp_at(stopped_at(when), t0) : 0,
-		       measuring);
+		       when ? stopped_at(when) : t0, measuring);
 	else
 		t->counter[CNT_DROP_EMPTY]++;
 	uint64_t t1 = culprit_now_monotonic();

@@ -24,7 +24,7 @@
 #define MFILE_MAGIC "\x89" "CULPRT\n"	/* 8 bytes; \x89 and \n catch text-mode damage */
 #define MFILE_MAGIC_LEN 8
 #define MFILE_VERSION_MAJOR 1
-#define MFILE_VERSION_MINOR 2
+#define MFILE_VERSION_MINOR 3
 
 #define MFILE_HEADER_SIZE 32
 #define MFILE_SECTION_HEADER_SIZE 16
@@ -48,7 +48,7 @@ enum mfile_kind {
 	((uint32_t)(a) | (uint32_t)(b) << 8 | (uint32_t)(c) << 16 | (uint32_t)(d) << 24)
 
 /* Section tags.  Process files hold IDNT ARGV EVNT MODS [NOTE] END; thread
- * files hold THRD COLS CNTR NODE MTRC [WAIT] [NOTE] END. */
+ * files hold THRD COLS CNTR NODE MTRC [WAIT] [TRAC] [NOTE] END. */
 #define MFILE_TAG_IDNT MFILE_TAG('I', 'D', 'N', 'T')	/* process identity */
 #define MFILE_TAG_ARGV MFILE_TAG('A', 'R', 'G', 'V')	/* command line */
 #define MFILE_TAG_EVNT MFILE_TAG('E', 'V', 'N', 'T')	/* sampled events */
@@ -62,6 +62,8 @@ enum mfile_kind {
 #define MFILE_TAG_WAIT MFILE_TAG('W', 'A', 'I', 'T')	/* blocking waits (minor 1) */
 /* A snapshot written while the program ran (minor 2): u64 realtime ns. */
 #define MFILE_TAG_SNAP MFILE_TAG('S', 'N', 'A', 'P')
+/* The samples in time order (minor 3). */
+#define MFILE_TAG_TRAC MFILE_TAG('T', 'R', 'A', 'C')
 #define MFILE_TAG_END  MFILE_TAG('E', 'N', 'D', '.')	/* u32 count of sections before it, u32 0 */
 
 /* IDNT payload:
@@ -186,5 +188,41 @@ enum mfile_marker {
  *   u64 count, u64 total_ns, u64 max_ns    the waits, in CLOCK_MONOTONIC
  */
 #define MFILE_WAIT_SIZE 56
+
+/* TRAC payload (thread files, version 1.3; absent when not traced):
+ *   u64 base_ns            CLOCK_MONOTONIC; records' times count from it
+ *   u64 records            records that follow
+ *   u64 dropped            samples not recorded: the trace was at its limit
+ *   u64 bytes              the records' length
+ *   then the records, one per sample, in time order, each:
+ *   u8  head               bits 0-3: the thread's state (MFILE_TRACE_*);
+ *                          MFILE_TRACE_HAS_*: what follows besides time and value
+ *   [u8 event]             the event's index into EVNT (else 0)
+ *   svarint time           the gap, in ns, since the previous record (the
+ *                          first: since base_ns), less the previous gap
+ *                          (0 at first): samples come at a steady rate, so
+ *                          what is left is small
+ *   svarint value          the event's value, less the previous record's of
+ *                          the same event (0 before the first)
+ *   [svarint node]         the node, less the previous record's node (which
+ *                          starts at 0); without it, the node is the
+ *                          previous one.  Idle records have no node.
+ *   [varint working, varint idle]   the process's workers working and idle
+ *                          as the sample saw them (else as before; 0 0 at
+ *                          first)
+ * A varint is 7 bits a byte, least significant first, the high bit set on
+ * every byte but the last (at most 10 bytes); an svarint is a zigzag-mapped
+ * signed value (0, -1, 1, -2 ... as 0, 1, 2, 3 ...) as a varint. */
+enum mfile_trace_state {
+	MFILE_TRACE_WORK = 0,		/* running the program (its node says where) */
+	MFILE_TRACE_IDLE = 1,		/* 1 + cause: an idle worker (idleness:<cause>) */
+	MFILE_TRACE_MEASUREMENT = 8,	/* in culprit's own work */
+	MFILE_TRACE_STATE_MAX = 8
+};
+#define MFILE_TRACE_STATE_MASK 0x0fu
+#define MFILE_TRACE_HAS_NODE 0x10u
+#define MFILE_TRACE_HAS_COUNTS 0x20u
+#define MFILE_TRACE_HAS_EVENT 0x40u
+#define MFILE_TRACE_RECORD_MAX (2 + 3 * 10 + 2 * 5)	/* bytes, at most */
 
 #endif

@@ -9,6 +9,8 @@
 #include "mfile_read.h"
 #include "mfile_format.h"
 #include "crc32c.h"
+#include "event_spec.h"
+#include "varint.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -474,6 +476,109 @@ static void decode_wait(struct cursor *c, struct mfile_thread *t)
 	check_end(c);
 }
 
+void mfile_trace_begin(const struct mfile_thread *t, struct mfile_trace_iter *it)
+{
+	memset(it, 0, sizeof *it);
+	it->p = t->trace.bytes;
+	it->end = t->trace.bytes + t->trace.nbytes;
+	it->left = t->trace.records;
+	it->last.time_ns = t->trace.base_ns;
+}
+
+int mfile_trace_next(struct mfile_trace_iter *it, struct mfile_trace_record *r)
+{
+	if (it->left == 0)
+		return 0;
+	if (it->p >= it->end)
+		return -1;
+	unsigned head = *it->p++;
+	struct mfile_trace_record *l = &it->last;
+	uint64_t gap, value, node, working, idle;
+	if (head & ~(MFILE_TRACE_STATE_MASK | MFILE_TRACE_HAS_NODE | MFILE_TRACE_HAS_COUNTS |
+		     MFILE_TRACE_HAS_EVENT) ||
+	    (head & MFILE_TRACE_STATE_MASK) > MFILE_TRACE_STATE_MAX)
+		return -1;
+	l->state = head & MFILE_TRACE_STATE_MASK;
+	l->event = 0;
+	if (head & MFILE_TRACE_HAS_EVENT) {
+		if (it->p >= it->end)
+			return -1;
+		l->event = *it->p++;
+	}
+	if (varint_get(&it->p, it->end, &gap) < 0 || varint_get(&it->p, it->end, &value) < 0)
+		return -1;
+	it->gap += unzigzag(gap);
+	l->time_ns += (uint64_t)it->gap;
+	it->value[l->event] += (uint64_t)unzigzag(value);
+	l->value = it->value[l->event];
+	if (head & MFILE_TRACE_HAS_NODE) {
+		if (varint_get(&it->p, it->end, &node) < 0)
+			return -1;
+		l->node += (uint32_t)unzigzag(node);
+	}
+	if (head & MFILE_TRACE_HAS_COUNTS) {
+		if (varint_get(&it->p, it->end, &working) < 0 ||
+		    varint_get(&it->p, it->end, &idle) < 0 || working > UINT32_MAX ||
+		    idle > UINT32_MAX)
+			return -1;
+		l->working = (uint32_t)working;
+		l->idle = (uint32_t)idle;
+	}
+	it->left--;
+	*r = *l;
+	return 1;
+}
+
+/* TRAC comes after NODE, so every record's node is checked against the
+ * tree: prof can index by it without looking. */
+static void decode_trac(struct cursor *c, struct mfile *mf)
+{
+	struct mfile_thread *t = &mf->u.thread;
+	struct mfile_trace *tr = &t->trace;
+	tr->base_ns = get_u64(c, "trace base");
+	tr->records = get_u64(c, "trace records");
+	tr->dropped = get_u64(c, "trace dropped");
+	tr->nbytes = get_u64(c, "trace length");
+	if (c->failed || !need(c, tr->nbytes, "trace records"))
+		return;
+	if (tr->records > tr->nbytes) {
+		CORRUPT(c, "%llu trace records in %llu bytes", (unsigned long long)tr->records,
+			(unsigned long long)tr->nbytes);
+		return;
+	}
+	unsigned char *copy = mf_alloc(mf, (size_t)tr->nbytes);
+	memcpy(copy, c->p + c->pos, (size_t)tr->nbytes);
+	tr->bytes = copy;
+	struct mfile_trace_iter *it = malloc(sizeof *it);
+	if (!it) {
+		fprintf(stderr, "culprit: out of memory\n");
+		exit(1);
+	}
+	mfile_trace_begin(t, it);
+	struct mfile_trace_record r;
+	int rc;
+	uint64_t n = 0;
+	while ((rc = mfile_trace_next(it, &r)) > 0) {
+		int idle = r.state >= MFILE_TRACE_IDLE && r.state < MFILE_TRACE_MEASUREMENT;
+		if ((!idle && r.node >= t->nnodes) || r.event >= EVENT_MAX) {
+			rc = -1;
+			break;
+		}
+		n++;
+	}
+	if (rc == 0 && it->p != it->end)
+		rc = -1;
+	if (rc < 0) {
+		c->pos += (uint64_t)(it->p - tr->bytes);
+		CORRUPT(c, "trace record %llu is damaged (a bad head, length, node or event)",
+			(unsigned long long)n);
+	} else {
+		c->pos += tr->nbytes;
+		check_end(c);
+	}
+	free(it);
+}
+
 static void decode_note(struct cursor *c, struct mfile *mf)
 {
 	mf->nnotes = get_count(c, 4, "note count");
@@ -510,6 +615,7 @@ static const struct section_kind known_sections[] = {
 	{ MFILE_TAG_NODE, MFILE_THREAD, 1 },
 	{ MFILE_TAG_MTRC, MFILE_THREAD, 1 },
 	{ MFILE_TAG_WAIT, MFILE_THREAD, 0 },
+	{ MFILE_TAG_TRAC, MFILE_THREAD, 0 },
 	{ MFILE_TAG_NOTE, 0, 0 },
 	{ MFILE_TAG_SNAP, 0, 0 },
 };
@@ -540,6 +646,7 @@ static int decode_section(struct mfile *mf, uint32_t tag, struct cursor *c)
 	case MFILE_TAG_NODE: decode_node(c, &mf->u.thread); break;
 	case MFILE_TAG_MTRC: decode_mtrc(c, &mf->u.thread); break;
 	case MFILE_TAG_WAIT: decode_wait(c, &mf->u.thread); break;
+	case MFILE_TAG_TRAC: decode_trac(c, mf); break;
 	case MFILE_TAG_NOTE: decode_note(c, mf); break;
 	case MFILE_TAG_SNAP: decode_snap(c, mf); break;
 	default: break;

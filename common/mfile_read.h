@@ -91,6 +91,33 @@ struct mfile_wait {
 	uint64_t site, object, count, total_ns, max_ns;
 };
 
+/* TRAC: the samples in time order, kept encoded (it can be millions of
+ * them); mfile_trace_begin/next decode it.  Checked whole at load. */
+struct mfile_trace {
+	uint64_t base_ns;	/* CLOCK_MONOTONIC */
+	uint64_t records;	/* 0 with no TRAC section */
+	uint64_t dropped;	/* samples past the trace's size limit */
+	uint64_t nbytes;
+	const unsigned char *bytes;
+};
+
+struct mfile_trace_record {
+	uint64_t time_ns;	/* CLOCK_MONOTONIC */
+	uint64_t value;		/* the event's value in the sample */
+	uint32_t event;		/* index into the process's events */
+	uint32_t state;		/* enum mfile_trace_state */
+	uint32_t node;		/* meaningful unless the state is idle */
+	uint32_t working, idle;	/* the process's workers, as the sample saw them */
+};
+
+struct mfile_trace_iter {
+	const unsigned char *p, *end;
+	uint64_t left;
+	struct mfile_trace_record last;
+	int64_t gap;
+	uint64_t value[256];	/* the last value of each event */
+};
+
 struct mfile_thread {
 	uint64_t process_nonce;
 	uint32_t pid, generation, seq, tid;
@@ -108,6 +135,7 @@ struct mfile_thread {
 	struct mfile_value *values;
 	uint32_t nwaits;		/* WAIT: where the thread blocked (may be 0) */
 	struct mfile_wait *waits;
+	struct mfile_trace trace;
 };
 
 struct mfile_section_info {
@@ -155,6 +183,11 @@ const char *mfile_end_reason_name(uint32_t reason);
 const char *mfile_source_name(uint32_t source);
 const char *mfile_node_kind_name(uint32_t kind);
 const char *mfile_marker_name(uint64_t marker);
+
+/* Decodes thread T's trace: begin, then next until it returns 0 (the end;
+ * -1 where a record is damaged, which a loaded file never has). */
+void mfile_trace_begin(const struct mfile_thread *t, struct mfile_trace_iter *it);
+int mfile_trace_next(struct mfile_trace_iter *it, struct mfile_trace_record *r);
 
 /* The value of the thread counter NAME, or 0 when absent. */
 uint64_t mfile_thread_counter(const struct mfile_thread *t, const char *name);

@@ -7,7 +7,7 @@
 #ifndef CULPRIT_SCHEMA_H
 #define CULPRIT_SCHEMA_H
 
-#define DB_SCHEMA_VERSION 7
+#define DB_SCHEMA_VERSION 8
 
 /* From schema 6 the values are stored by metric number (context_values)
  * and context_metrics is a view that names them row by row.  A reader
@@ -37,6 +37,7 @@
 #define TBL_CONTEXTS		"contexts"		/* a view from schema 7 */
 #define TBL_CONTEXT_TREE	"context_tree"		/* schema 7 on */
 #define TBL_NAMES		"names"			/* schema 7 on */
+#define TBL_TRACE		"trace"			/* schema 8 on */
 #define TBL_CONTEXT_METRICS	"context_metrics"
 #define TBL_CONTEXT_THREAD_METRICS "context_thread_metrics"
 #define TBL_PROCEDURE_METRICS	"procedure_metrics"

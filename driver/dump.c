@@ -23,16 +23,17 @@
 #include <time.h>
 
 static const char dump_usage[] =
-	"usage: culprit dump [--raw] [--tsv | --flat] FILE\n"
+	"usage: culprit dump [--raw] [--tsv | --flat | --trace] FILE\n"
 	"\n"
 	"Prints a measurement file (*.thread or *.process) from a culprit run.\n"
 	"\n"
 	"      --raw    do not name functions; show module+offset\n"
 	"      --tsv    thread files: one tab-separated line per tree node\n"
 	"      --flat   thread files: exclusive values per function, largest first\n"
+	"      --trace  thread files: one tab-separated line per traced sample\n"
 	"  -h, --help   show this help\n";
 
-enum format { FMT_TEXT, FMT_TSV, FMT_FLAT };
+enum format { FMT_TEXT, FMT_TSV, FMT_FLAT, FMT_TRACE };
 
 /* Prints S with anything unprintable replaced (safe_text.c), so that a
  * name from the measured program cannot send control sequences to the
@@ -294,6 +295,64 @@ static void tree_free(struct tree *tr)
 	free(tr->depth);
 }
 
+/* The trace's state names, as the database spells them. */
+static const char *trace_state_name(uint32_t state)
+{
+	static const char *const idle[MFILE_TRACE_MEASUREMENT - MFILE_TRACE_IDLE] = {
+		"idle:serial", "idle:barrier", "idle:lock", "idle:taskwait",
+		"idle:join", "idle:sleep", "idle:io",
+	};
+	if (state == MFILE_TRACE_WORK)
+		return "work";
+	if (state == MFILE_TRACE_MEASUREMENT)
+		return "measurement";
+	return idle[state - MFILE_TRACE_IDLE];
+}
+
+/* One line on the thread's trace: how much, over how long, in how many
+ * bytes. */
+static void dump_trace_summary(const struct mfile_thread *t)
+{
+	const struct mfile_trace *tr = &t->trace;
+	if (!tr->records && !tr->dropped)
+		return;
+	struct mfile_trace_iter it;
+	struct mfile_trace_record r = { 0 };
+	uint64_t first = 0, idle = 0;
+	mfile_trace_begin(t, &it);
+	for (uint64_t i = 0; mfile_trace_next(&it, &r) > 0; i++) {
+		if (i == 0)
+			first = r.time_ns;
+		idle += r.state >= MFILE_TRACE_IDLE && r.state < MFILE_TRACE_MEASUREMENT;
+	}
+	printf("trace       %" PRIu64 " samples (%" PRIu64 " idle) over %.3f s in %" PRIu64
+	       " bytes, %.1f a sample", tr->records, idle,
+	       tr->records ? (double)(r.time_ns - first) / 1e9 : 0.0, tr->nbytes,
+	       tr->records ? (double)tr->nbytes / (double)tr->records : 0.0);
+	if (tr->dropped)
+		printf("; %" PRIu64 " samples past its size limit not traced", tr->dropped);
+	printf("\n");
+}
+
+/* --trace: every traced sample, its time in CLOCK_MONOTONIC ns (one
+ * clock for all threads and processes of a machine). */
+static void dump_trace_tsv(const struct mfile_thread *t)
+{
+	struct mfile_trace_iter it;
+	struct mfile_trace_record r;
+	printf("time_ns\tevent\tstate\tnode\tvalue\tworking\tidle\n");
+	mfile_trace_begin(t, &it);
+	while (mfile_trace_next(&it, &r) > 0) {
+		int idle = r.state >= MFILE_TRACE_IDLE && r.state < MFILE_TRACE_MEASUREMENT;
+		printf("%" PRIu64 "\t%u\t%s\t", r.time_ns, r.event, trace_state_name(r.state));
+		if (idle)
+			printf("-");
+		else
+			printf("%u", r.node);
+		printf("\t%" PRIu64 "\t%u\t%u\n", r.value, r.working, r.idle);
+	}
+}
+
 static void dump_thread_header(const struct mfile *mf)
 {
 	const struct mfile_thread *t = &mf->u.thread;
@@ -318,6 +377,7 @@ static void dump_thread_header(const struct mfile *mf)
 		printf("=%" PRIu64, t->counters[i].value);
 	}
 	printf("\n");
+	dump_trace_summary(t);
 	/* Where it blocked: the kind by number (unwind-plugins/plugin.h). */
 	for (uint32_t i = 0; i < t->nwaits; i++) {
 		const struct mfile_wait *w = &t->waits[i];
@@ -504,7 +564,7 @@ static void namer_close(struct namer *nm)
 /* What `culprit dump` was asked to do. */
 struct dump_options {
 	int raw;			/* --raw: module+offset, no names */
-	enum format format;		/* --tsv, --flat, or text */
+	enum format format;		/* --tsv, --flat, --trace, or text */
 	int help;			/* -h: print the usage, do nothing else */
 	const char *path;		/* the measurement file */
 };
@@ -517,6 +577,7 @@ static int parse_dump_options(int argc, char **argv, struct dump_options *o)
 		{ "raw", no_argument, NULL, 'r' },
 		{ "tsv", no_argument, NULL, 't' },
 		{ "flat", no_argument, NULL, 'f' },
+		{ "trace", no_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -531,6 +592,7 @@ static int parse_dump_options(int argc, char **argv, struct dump_options *o)
 		case 'r': o->raw = 1; break;
 		case 't': o->format = FMT_TSV; break;
 		case 'f': o->format = FMT_FLAT; break;
+		case 'T': o->format = FMT_TRACE; break;
 		case 'h': o->help = 1; return EXIT_OK;
 		default: fputs(dump_usage, stderr); return EXIT_USAGE;
 		}
@@ -546,8 +608,8 @@ static int parse_dump_options(int argc, char **argv, struct dump_options *o)
 static int dump_process_file(const struct dump_options *o, const struct mfile *mf)
 {
 	if (o->format != FMT_TEXT)
-		return msg_usage("dump", "%s is a process file; --tsv and --flat are for thread "
-				 "files", o->path);
+		return msg_usage("dump", "%s is a process file; --tsv, --flat and --trace are for "
+				 "thread files", o->path);
 	dump_sections(o->path, mf);
 	dump_process(mf);
 	return EXIT_OK;
@@ -569,6 +631,8 @@ static int dump_thread_file(const struct dump_options *o, const struct mfile *mf
 		dump_tree_text(&tr, &nm);
 	} else if (o->format == FMT_TSV) {
 		dump_tree_tsv(&tr, &nm);
+	} else if (o->format == FMT_TRACE) {
+		dump_trace_tsv(t);
 	} else {
 		dump_flat(&tr, &nm);
 	}

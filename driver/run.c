@@ -58,6 +58,8 @@ static const char run_usage[] =
 	"      --no-waits      do not follow the calls that block (locks, condition\n"
 	"                      variables, barriers, joins, sleeps): pthreads programs'\n"
 	"                      idleness is then not measured\n"
+	"      --no-trace      do not record when each sample was taken (the timeline\n"
+	"                      and the parallelism profile then have nothing)\n"
 	"      --io-idle       count a thread blocked in I/O (read, poll, accept, ...)\n"
 	"                      as idle, cause io (default: working, as it is not\n"
 	"                      waiting for the program's other threads)\n"
@@ -68,6 +70,8 @@ static const char run_usage[] =
 	"\n"
 	"Environment: CULPRIT_MAX_DEPTH (as --max-depth),\n"
 	"CULPRIT_MAX_NODES (calling-context nodes per thread, default 1048576),\n"
+	"CULPRIT_TRACE_MB (the most trace per thread, 0 to 4096, default 32 MiB:\n"
+	"about 4 million samples; later samples are measured but not traced),\n"
 	"CULPRIT_SIGNAL (the real-time signal used for sampling),\n"
 	"CULPRIT_LIBOMP (the libomp.so.5 for --openmp).\n";
 
@@ -273,6 +277,7 @@ struct run_options {
 	const char *max_depth;		/* --max-depth, or NULL */
 	enum openmp_mode openmp;	/* --openmp */
 	int no_waits;			/* --no-waits */
+	int no_trace;			/* --no-trace */
 	int io_idle;			/* --io-idle */
 	int allow_static;		/* --allow-static */
 	int quiet;			/* -q */
@@ -304,6 +309,7 @@ static int parse_run_options(int argc, char **argv, struct run_options *o)
 		{ "openmp", required_argument, NULL, 'O' },
 		{ "max-depth", required_argument, NULL, 'D' },
 		{ "no-waits", no_argument, NULL, 'W' },
+		{ "no-trace", no_argument, NULL, 'T' },
 		{ "io-idle", no_argument, NULL, 'I' },
 		{ "allow-static", no_argument, NULL, 'S' },
 		{ NULL, 0, NULL, 0 },
@@ -344,6 +350,9 @@ static int parse_run_options(int argc, char **argv, struct run_options *o)
 		case 'W':
 			o->no_waits = 1;
 			break;
+		case 'T':
+			o->no_trace = 1;
+			break;
 		case 'I':
 			o->io_idle = 1;
 			break;
@@ -370,7 +379,9 @@ static int check_settings(const struct run_options *o)
 	if (!setting_ok("CULPRIT_MAX_DEPTH", getenv("CULPRIT_MAX_DEPTH"), SETTING_MAX_DEPTH_MIN,
 			SETTING_MAX_DEPTH_MAX, "frames per sample") ||
 	    !setting_ok("CULPRIT_MAX_NODES", getenv("CULPRIT_MAX_NODES"), SETTING_MAX_NODES_MIN,
-			SETTING_MAX_NODES_MAX, "calling-context nodes per thread"))
+			SETTING_MAX_NODES_MAX, "calling-context nodes per thread") ||
+	    !setting_ok("CULPRIT_TRACE_MB", getenv("CULPRIT_TRACE_MB"), 0, 4096,
+			"MiB of trace per thread"))
 		return -1;
 	return 0;
 }
@@ -488,6 +499,8 @@ static void set_collector_environment(const struct run_options *o, const struct 
 	if (o->max_depth)
 		setenv_or_die("CULPRIT_MAX_DEPTH", o->max_depth);
 	setenv_or_die("CULPRIT_WAITS", o->no_waits ? "0" : "1");
+	if (o->no_trace)
+		setenv_or_die("CULPRIT_TRACE_MB", "0");
 	setenv_or_die("CULPRIT_IO_IDLE", o->io_idle ? "1" : "0");
 	unsetenv("CULPRIT_IMAGE");
 }

@@ -140,6 +140,37 @@ const char db_schema_sql[] =
 	"    (SELECT CASE WHEN percent_base > 0 THEN 100 * v.exclusive / percent_base END\n"
 	"     FROM metrics WHERE id = v.metric_id)\n"
 	"  FROM context_values v;\n"
+	/* The samples over time (schema 8): time in seconds since the run
+	 * started (culprit_info's trace_origin, in seconds since 1970);
+	 * event_id is the events table's rowid; context_id is NULL for an
+	 * idle thread.  n_working and n_idle: the process's workers as the
+	 * sample saw them (0 0: not known). */
+	"CREATE TABLE trace (\n"
+	"  thread_id INTEGER REFERENCES threads(id), time REAL, event_id INTEGER,\n"
+	"  context_id INTEGER REFERENCES context_tree(id), state TEXT,\n"
+	"  n_working INTEGER, n_idle INTEGER, value REAL,\n"
+	"  PRIMARY KEY (thread_id, time, event_id)) WITHOUT ROWID;\n"
+	/* Wall-clock time by the number of threads working at once: k
+	 * threads working for a second give k seconds of samples, each
+	 * weighing 1/k.  What no working thread covers is n_working 0. */
+	"CREATE VIEW parallelism (event, n_working, seconds, percent) AS\n"
+	"  WITH run(duration) AS (SELECT CAST(value AS REAL) FROM culprit_info\n"
+	"                         WHERE key = 'trace_duration'),\n"
+	"  busy(event_id, n, seconds) AS (SELECT event_id, n_working, sum(value / n_working)\n"
+	"    FROM trace WHERE state = 'work' AND n_working > 0 GROUP BY event_id, n_working),\n"
+	"  spans(event_id, n, seconds) AS (SELECT event_id, n, seconds FROM busy\n"
+	"    UNION ALL SELECT event_id, 0, max(0, (SELECT duration FROM run) - sum(seconds))\n"
+	"    FROM busy GROUP BY event_id)\n"
+	"  SELECT e.event, s.n, s.seconds,\n"
+	"    CASE WHEN (SELECT duration FROM run) > 0\n"
+	"      THEN 100 * s.seconds / (SELECT duration FROM run) END\n"
+	"  FROM spans s JOIN events e ON e.rowid = s.event_id;\n"
+	/* The same at each context, its own samples (exclusive). */
+	"CREATE VIEW context_parallelism (context_id, event, n_working, seconds) AS\n"
+	"  SELECT t.context_id, e.event, t.n_working, sum(t.value / t.n_working)\n"
+	"  FROM trace t JOIN events e ON e.rowid = t.event_id\n"
+	"  WHERE t.state = 'work' AND t.n_working > 0\n"
+	"  GROUP BY t.context_id, t.event_id, t.n_working;\n"
 	"CREATE TABLE procedure_metrics (\n"
 	"  procedure TEXT, module TEXT, file TEXT, event TEXT, metric TEXT,\n"
 	"  inclusive REAL, exclusive REAL, inclusive_percent REAL, exclusive_percent REAL);\n"

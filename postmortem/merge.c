@@ -108,6 +108,11 @@ static uint32_t find_event(const struct ctree *t, const char *name)
 	return CTX_NONE;
 }
 
+uint32_t ctree_event(const struct ctree *t, const char *name)
+{
+	return find_event(t, name);
+}
+
 static uint32_t find_metric(const struct ctree *t, uint32_t event, const char *name)
 {
 	for (size_t i = 0; i < t->nmetric; i++)

@@ -146,6 +146,8 @@ int ctree_secondary(const struct ctree *t, uint32_t node);
 
 /* Asks the symbolizer for every address the experiment's threads hold. */
 void ctree_want_addresses(const struct experiment *e);
+/* The index of the event called NAME in T->event, or CTX_NONE. */
+uint32_t ctree_event(const struct ctree *t, const char *name);
 
 /* Calls SINK once per procedure and metric with the procedure's totals:
  * recursion counted once in inclusive values (procedures.c). */

@@ -21,6 +21,7 @@
 #include "quality.h"
 #include "symbolize.h"
 #include "tables.h"
+#include "trace.h"
 #include "waits.h"
 #include "tools.h"
 
@@ -152,10 +153,12 @@ struct prof {
 	struct symbolizer *sym;		/* every sampled module, named */
 	struct type_set types;		/* the overhead types, sorted */
 	struct ctree *tree;		/* the experiment's merged tree */
+	struct trace_rows trace;	/* the samples over time */
 };
 
 static void prof_free(struct prof *p)
 {
+	free(p->trace.row);
 	ctree_free(p->tree);
 	for (size_t i = 0; i < p->types.n; i++)
 		free(p->types.name[i]);
@@ -285,7 +288,8 @@ static struct symbolizer *name_addresses(struct experiment *e, int jobs)
 /* Merges E's threads into TREE one by one, writing each thread's totals
  * and freeing its own tree as it goes; returns their values by context,
  * to be written once the tree is. */
-static struct thread_values *merge_threads(sqlite3 *db, struct ctree *tree, struct experiment *e)
+static struct thread_values *merge_threads(sqlite3 *db, struct ctree *tree, struct experiment *e,
+					   struct trace_rows *trace)
 {
 	struct thread_values *values = thread_values_new(db, tree);
 	double *totals = xcalloc(tree->nmetric + 1, sizeof *totals);
@@ -296,6 +300,7 @@ static struct thread_values *merge_threads(sqlite3 *db, struct ctree *tree, stru
 		progress_update("thread %zu of %zu", i + 1, e->nthread);
 		ctree_add_thread(tree, e->thread[i], thread_values_add, values, totals);
 		thread_values_totals(values, e->thread[i], totals);
+		trace_rows_add_thread(trace, tree, e->thread[i]);
 		exp_thread_release(e->thread[i]);
 	}
 	progress_end();
@@ -325,7 +330,7 @@ static void *analyse(void *arg)
 /* Everything that needs the whole tree, one table at a time; with more
  * than one job, the analysis runs on a second core meanwhile.  Returns
  * whether the measurement's quality deserves a warning, in WARNING. */
-static int write_results(sqlite3 *db, const struct prof_options *o, const struct prof *p,
+static int write_results(sqlite3 *db, const struct prof_options *o, struct prof *p,
 			 struct thread_values *values, char *warning, size_t size)
 {
 	progress_update("%zu contexts", p->tree->n);
@@ -355,6 +360,8 @@ static int write_results(sqlite3 *db, const struct prof_options *o, const struct
 		pthread_join(worker, NULL);
 	else if (!started)
 		analyse(&an);
+	progress_update("%zu trace records", p->trace.n);
+	trace_rows_write(db, &p->trace);
 	progress_update("%zu per-thread values", thread_values_count(values));
 	thread_values_write(values);
 	progress_update("procedures");
@@ -384,7 +391,8 @@ static int write_database(const struct prof_options *o, struct prof *p)
 	tables_write_identity(db, &p->e);
 	collect_types(&p->types, &p->rules, p->sym);
 	p->tree = ctree_new(&p->e, &p->rules, p->types.name, p->types.n);
-	struct thread_values *values = merge_threads(db, p->tree, &p->e);
+	trace_rows_init(&p->trace, &p->e);
+	struct thread_values *values = merge_threads(db, p->tree, &p->e, &p->trace);
 	progress_start("writing");
 	int warn = write_results(db, o, p, values, warning, sizeof warning);
 	progress_update("indexes");

@@ -45,7 +45,7 @@ f=$(one_file good/leaves-*-t0.thread)
 p=$(one_file good/leaves-*.process)
 check "good files dump cleanly" sh -c "\"$CULPRIT\" dump '$f' > /dev/null && \"$CULPRIT\" dump '$p' > /dev/null"
 size=$(wc -c < "$f")
-expect 2 "^culprit dump: .*is a process file; --tsv and --flat are for thread files" \
+expect 2 "^culprit dump: .*is a process file; --tsv, --flat and --trace are for thread files" \
 	"dump --tsv of a process file" "$CULPRIT" dump --tsv "$p"
 
 # dump_fails FILE PATTERN DESCRIPTION

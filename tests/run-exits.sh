@@ -84,6 +84,11 @@ oldest=$(for f in killed/*.thread; do "$CULPRIT" dump "$f"; done |
 	sed -n 's/^snapshot .*(\([0-9.]*\) s), still running$/\1/p' | sort -n | head -n 1)
 note "killed: the oldest thread snapshot is from ${oldest:-?} s after its thread started"
 check "killed: the snapshots are from at most 1.5 s before the kill" at_least "${oldest:-0}" 1.0
+# ... and with them the trace: the samples over time up to the snapshot.
+traced=$(for f in killed/*.thread; do "$CULPRIT" dump "$f"; done |
+	sed -n 's/^trace .* over \([0-9.]*\) s in .*/\1/p' | sort -n | head -n 1)
+check "killed: each thread's trace covers its run up to its snapshot (${traced:-none} s)" \
+	at_least "${traced:-0}" 0.9
 samples=$(sql killed.db "SELECT sum(value) FROM thread_counters WHERE name = 'samples'")
 cpu_ms=$(sql killed.db "SELECT 1000 * total FROM metrics WHERE event = 'cputime' AND metric = 'work'")
 note "killed: $samples samples kept, for $cpu_ms ms of CPU time"

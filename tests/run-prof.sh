@@ -9,7 +9,7 @@ have sqlite3 || skip_all "the sqlite3 program is not installed"
 profile_e m CPUTIME@f4000 "$PROGRAMS/leaves" > /dev/null
 prof m
 check "prof: leaves: the database was written" [ -s m.db ]
-check "prof: schema version is 7" [ "$(sql m.db 'PRAGMA user_version')" = 7 ]
+check "prof: schema version is 8" [ "$(sql m.db 'PRAGMA user_version')" = 8 ]
 total=$(sql m.db "select total from metrics where event='cputime' and metric='work'")
 note "total CPU time $total s"
 for leaf in leaf_one:14.29 leaf_two:28.57 leaf_four:57.14; do

@@ -7,9 +7,9 @@
 #   good-*      files the reader must accept: real measurement files (thread
 #               and process, several shapes: a plain tree, a worker thread,
 #               two events, a NOTE section from a full tree, a
-#               truncated-unwind marker), a process file with a NOTE, a WAIT
-#               section, and an unknown section in a newer minor version
-#               (skipped)
+#               truncated-unwind marker, a trace), a process file with a
+#               NOTE, a WAIT section, and an unknown section in a newer
+#               minor version (skipped)
 #   cut-*       truncated: inside the header, inside a section, before END
 #   crc-*       one payload byte flipped (checksum mismatch)
 #   fixed-*     a field damaged and the checksums recomputed, so the damage
@@ -36,6 +36,7 @@ trap 'rm -rf "$tmp"' EXIT
 CULPRIT_MAX_NODES=16 "$culprit" run -q -e CPUTIME@f2000 -e REALTIME@f500 \
 	-o "$tmp/full" "$progs/recurse" 20 20000000 > /dev/null
 CULPRIT_MAX_DEPTH=8 "$culprit" run -q -o "$tmp/deep" "$progs/recurse" 20 20000000 > /dev/null
+"$culprit" run -q -e REALTIME@f1000 -o "$tmp/phases" "$progs/phases" 2 20 20 20 > /dev/null
 
 rm -rf "$out"
 mkdir -p "$out"
@@ -45,6 +46,7 @@ cp "$(ls "$tmp"/threads/*-t1.thread)" "$out/good-worker.thread"
 cp "$tmp"/full/*-t0.thread "$out/good-note.thread"
 cp "$tmp"/full/*[0-9].process "$out/good-2events.process"
 cp "$tmp"/deep/*-t0.thread "$out/good-truncated.thread"
+cp "$tmp"/phases/*-t1.thread "$out/good-trace.thread"
 
 python3 - "$out" <<'EOF'
 import os, struct, sys
@@ -132,6 +134,15 @@ p, n = sec(pr, b'EVNT')
 d = bytearray(pr); struct.pack_into('<I', d, p, 1000)              # event count
 put('fixed-evcount.process', fix(d))
 put('fixed-kind.thread', fix(th[:12] + bytes([1]) + th[13:]))    # kind: thread -> process
+
+# A damaged trace: a head with an unknown bit, and one record more than
+# its bytes hold.
+tr = rd('good-trace.thread')
+p, n = sec(tr, b'TRAC')
+d = bytearray(tr); d[p + 32] |= 0x80
+put('fixed-tracehead.thread', fix(d))
+d = bytearray(tr); struct.pack_into('<Q', d, p + 8, struct.unpack_from('<Q', d, p + 8)[0] + 1)
+put('fixed-tracecount.thread', fix(d))
 
 # Framing damage.
 put('frame-garbage.thread', th + b'\0' * 8)

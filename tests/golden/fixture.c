@@ -22,6 +22,7 @@
  */
 #include "mfile_format.h"
 #include "mfile_write.h"
+#include "varint.h"
 
 #include <elfutils/libdw.h>
 #include <elfutils/libdwelf.h>
@@ -440,6 +441,50 @@ static void put_counters(struct mfile_writer *w, const char *spec, uint32_t node
 	mfile_put_u64(w, nodes);
 }
 
+/* A TRAC section: a record for each of the thread's samples, at its leaf
+ * LEAF[i], 1 ms apart from 10 ms after the start (the second one 3 ms
+ * later, so that the gap changes), with two workers working and the
+ * others idle; then, for a worker, an idle record at a barrier. */
+static void put_trace(struct mfile_writer *w, const struct thread_spec *ts, const uint32_t *leaf,
+		      uint32_t n)
+{
+	unsigned char buf[4096], *p = buf;
+	uint64_t records = 0, time = START_MONOTONIC + 10000000ull * (ts->seq + 1), last = time;
+	int64_t last_gap = 0;
+	uint32_t last_node = 0;
+	for (uint32_t i = 0; i <= n; i++, records++) {
+		int idle = i == n;
+		if (idle && ts->seq == 0)
+			break;
+		uint64_t now = time + 1000000ull * i + (i >= 1 ? 3000000ull : 0);
+		int64_t gap = (int64_t)(now - last);
+		unsigned head = idle ? MFILE_TRACE_IDLE + 1 : MFILE_TRACE_WORK;
+		unsigned char *h = p++;
+		p += varint_put(p, zigzag(gap - last_gap));
+		p += varint_put(p, zigzag(i == 0 ? 1000000 : 0));
+		if (!idle && leaf[i] != last_node) {
+			head |= MFILE_TRACE_HAS_NODE;
+			p += varint_put(p, zigzag((int64_t)leaf[i] - (int64_t)last_node));
+			last_node = leaf[i];
+		}
+		if (i == 0 || idle) {
+			head |= MFILE_TRACE_HAS_COUNTS;
+			p += varint_put(p, idle ? 1 : 2);
+			p += varint_put(p, idle ? 2 : 1);
+		}
+		*h = (unsigned char)head;
+		last = now;
+		last_gap = gap;
+	}
+	mfile_section_begin(w, MFILE_TAG_TRAC);
+	mfile_put_u64(w, time);
+	mfile_put_u64(w, records);
+	mfile_put_u64(w, 0);
+	mfile_put_u64(w, (uint64_t)(p - buf));
+	mfile_put(w, buf, (size_t)(p - buf));
+	mfile_section_end(w);
+}
+
 static void write_thread(const char *dir, const struct thread_spec *ts, uint32_t creator_node,
 			 const struct elf_file *app, const struct elf_file *omp,
 			 uint32_t *creation_node)
@@ -452,10 +497,13 @@ static void write_thread(const char *dir, const struct thread_spec *ts, uint32_t
 		die("out of memory");
 	t->count = 1;
 	t->n[0].parent = MFILE_NONE;
+	uint32_t leaf[64], nleaves = 0;
 	for (const struct sample *s = ts->samples; s->path; s++) {
 		uint32_t at = tree_path(t, s->path, app, omp, (uint64_t)0 << 32 | creator_node);
 		for (int c = 0; c < NCOLUMNS; c++)
 			t->n[at].v[c] += s->v[c];
+		if (nleaves < 64)
+			leaf[nleaves++] = at;
 	}
 	if (creation_node)
 		*creation_node = tree_path(t, creation_path, app, omp, 0);
@@ -509,6 +557,7 @@ static void write_thread(const char *dir, const struct thread_spec *ts, uint32_t
 				mfile_put_value(&w, i, c, t->n[i].v[c]);
 			}
 	mfile_section_end(&w);
+	put_trace(&w, ts, leaf, nleaves);
 	writer_close(&w);
 	free(t);
 }

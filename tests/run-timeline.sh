@@ -1,0 +1,104 @@
+#!/bin/sh
+# run-timeline.sh - the samples over time: the trace each thread records,
+# the trace table, and the parallelism profile, against a program that
+# knows its phases (tests/programs/phases.c: serial, parallel, imbalanced,
+# of lengths it measures with its own clock).
+. "${srcdir:-.}/tests/lib.sh"
+
+P=$PROGRAMS/phases
+# Wall-clock samples, so that a phase's samples cover its length whatever
+# CPU time a loaded machine gives the threads.
+profile_e ph REALTIME@f1000 "$P" 2 300 400 200 > ph.out
+check "phases: the program ran under culprit" [ "$(grep -c '^phase ' ph.out)" = 3 ]
+
+# ---- the collector's trace --------------------------------------------------
+for f in ph/*.thread; do "$CULPRIT" dump "$f"; done > ph.dump
+traced=$(grep -c '^trace ' ph.dump)
+check "every thread file has a trace ($traced of 2)" [ "$traced" = 2 ]
+bytes=$(awk '/^trace / { n += $2; for (i = 2; i <= NF; i++) if ($i == "bytes,") b += $(i - 1) }
+	END { if (n) printf "%.2f", b / n }' ph.dump)
+note "trace: $(grep '^trace ' ph.dump | tr '\n' ' ')"
+check "the trace takes at most 8 bytes a sample ($bytes)" below "${bytes:-99}" 8.01
+# Each sample is traced: work, idle and culprit's own.
+counted=$(for f in ph/*.thread; do "$CULPRIT" dump "$f" | sed -n 's/^counters *//p'; done |
+	tr ' ' '\n' | awk -F= '$1 == "samples" || $1 == "idle_samples" ||
+		$1 == "measurement_samples" { n += $2 } END { print n + 0 }')
+records=$(for f in ph/*.thread; do "$CULPRIT" dump --trace "$f" | tail -n +2; done | wc -l)
+check "a trace record for every sample ($records records, $counted samples)" [ "$records" = "$counted" ]
+check "trace times never go back" sh -c "for f in ph/*.thread; do \"$CULPRIT\" dump --trace \"\$f\" |
+	awk 'NR == 1 { next } NR > 2 && \$1 < last { exit 1 } { last = \$1 }' || exit 1; done"
+
+# ---- the trace table ------------------------------------------------------
+prof -o ph.db ph
+rows=$(sql ph.db "SELECT count(*) FROM trace")
+check "the trace table holds every record ($rows)" [ "$rows" = "$records" ]
+check "idle samples have no context, the others have one" \
+	[ "$(sql ph.db "SELECT count(*) FROM trace WHERE (state LIKE 'idle:%') <> (context_id IS NULL)")" = 0 ]
+origin=$(sql ph.db "SELECT value FROM culprit_info WHERE key = 'trace_origin'")
+
+# The contexts in and below procedure $1, as SQL.
+subtree() {
+	echo "WITH RECURSIVE sub(id) AS (SELECT id FROM contexts WHERE procedure = '$1'
+		UNION SELECT c.id FROM contexts c JOIN sub ON c.parent_id = sub.id)"
+}
+# A phase as culprit saw it: the first and last sample in its function,
+# in seconds since the run started.
+seen() {
+	sql ph.db "$(subtree "$1") SELECT printf('%.4f %.4f', min(time), max(time)) FROM trace
+		WHERE context_id IN sub"
+}
+last_end=0
+for phase in serial parallel imbalanced; do
+	set -- $(awk -v p="$phase" -v o="$origin" '$1 == "phase" && $2 == p {
+		printf "%.4f %.4f", $3 - o, $4 - o }' ph.out)
+	start=$1 end=$2
+	set -- $(seen ${phase}_work)
+	first=${1:-0} last=${2:-0}
+	note "$phase: the program says $start to $end s; its samples run from $first to $last s"
+	# Within a tenth of the phase's length, and a sample period.
+	slack=$(awk -v s="$start" -v e="$end" 'BEGIN { printf "%.4f", (e - s) / 10 + 0.002 }')
+	check "$phase: its samples start when it started" near "$first" "$start" "$slack"
+	check "$phase: ... and end when it ended" near "$last" "$end" "$slack"
+	check "$phase: after the phase before it" at_least "$first" "$last_end"
+	last_end=$last
+done
+
+# ---- the parallelism profile ------------------------------------------------
+# Two threads: one works alone in the serial phase and in the imbalanced
+# phase's second half (300 + 200 ms), both in the parallel phase and the
+# first half of the imbalanced one (400 + 200 ms).
+par() {
+	sql ph.db "SELECT printf('%.4f', total(seconds)) FROM parallelism
+		WHERE event = 'realtime' AND n_working = $1"
+}
+one=$(par 1) two=$(par 2)
+set -- $(awk -v o="$origin" '$1 == "phase" && $2 == "serial" { s = $4 - $3 }
+	$1 == "phase" && $2 == "parallel" { p = $4 - $3 }
+	$1 == "phase" && $2 == "imbalanced" { i = ($4 - $3) / 2 }
+	END { printf "%.4f %.4f", s + i, p + i }' ph.out)
+note "parallelism: 1 thread working $one s (the program: $1 s), 2 threads $two s ($2 s)"
+check "parallelism: one thread working for the serial time, within 10%" within "$one" "$1" 0.1 0.01
+check "parallelism: two threads working for the parallel time, within 10%" within "$two" "$2" 0.1 0.01
+total=$(sql ph.db "SELECT printf('%.4f', total(seconds)) FROM parallelism WHERE event = 'realtime'")
+duration=$(sql ph.db "SELECT value FROM culprit_info WHERE key = 'trace_duration'")
+check "parallelism: the times add up to the run's length ($total of $duration s)" \
+	within "$total" "$duration" 0.001 0.001
+# The serial work ran alone: its context's samples are all at 1.
+check "parallelism by context: serial_work ran with one thread working" \
+	[ "$(sql ph.db "$(subtree serial_work) SELECT group_concat(DISTINCT n_working)
+		FROM context_parallelism WHERE context_id IN sub")" = 1 ]
+
+# ---- turned off -------------------------------------------------------------
+"$CULPRIT" run -q --no-trace -o off "$P" 2 50 50 50 > /dev/null
+check "--no-trace: no thread file has a trace" \
+	sh -c "for f in off/*.thread; do \"$CULPRIT\" dump \"\$f\" | grep -q '^trace ' && exit 1; done; exit 0"
+prof -o off.db off
+check "--no-trace: the trace table is empty" [ "$(sql off.db "SELECT count(*) FROM trace")" = 0 ]
+expect 1 "CULPRIT_TRACE_MB=lots: expected a number from 0 to 4096" "a bad CULPRIT_TRACE_MB is refused" \
+	env CULPRIT_TRACE_MB=lots "$CULPRIT" run -o bad "$P" 1 1 1 1
+# A trace at its limit keeps the run's start and counts the rest.
+CULPRIT_TRACE_MB=0 profile small "$P" 2 50 50 50 > /dev/null
+check "CULPRIT_TRACE_MB=0: as --no-trace" \
+	sh -c "! \"$CULPRIT\" dump small/*-t0.thread | grep -q '^trace '"
+
+done_testing
