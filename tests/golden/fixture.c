@@ -448,7 +448,7 @@ static void put_counters(struct mfile_writer *w, const char *spec, uint32_t node
 static void put_trace(struct mfile_writer *w, const struct thread_spec *ts, const uint32_t *leaf,
 		      uint32_t n)
 {
-	unsigned char buf[4096], *p = buf;
+	unsigned char rec[4096], *p = rec;
 	uint64_t records = 0, time = START_MONOTONIC + 10000000ull * (ts->seq + 1), last = time;
 	int64_t last_gap = 0;
 	uint32_t last_node = 0;
@@ -480,8 +480,8 @@ static void put_trace(struct mfile_writer *w, const struct thread_spec *ts, cons
 	mfile_put_u64(w, time);
 	mfile_put_u64(w, records);
 	mfile_put_u64(w, 0);
-	mfile_put_u64(w, (uint64_t)(p - buf));
-	mfile_put(w, buf, (size_t)(p - buf));
+	mfile_put_u64(w, (uint64_t)(p - rec));
+	mfile_put(w, rec, (size_t)(p - rec));
 	mfile_section_end(w);
 }
 
