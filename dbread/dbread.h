@@ -233,4 +233,67 @@ int dbr_thread_values(struct dbr *r, int64_t id, const char *event, const char *
 		      int exclusive, struct dbr_spread *out);
 void dbr_spread_free(struct dbr_spread *s);
 
+/* ---- timeline.c: the samples over time (schema 8 on) ------------------------ */
+
+/* What a thread was doing in a stretch of time, by the samples in it. */
+enum dbr_activity {
+	DBR_ACT_WORK,		/* the program's own work */
+	DBR_ACT_OVERHEAD,	/* work in a context classified as overhead */
+	DBR_ACT_IDLE,		/* + cause (CAUSE_* order of schema.h): an idle worker */
+	DBR_ACT_MEASUREMENT = DBR_ACT_IDLE + 7,	/* culprit's own work */
+	DBR_ACTIVITIES
+};
+/* "work", "overhead", "idle:barrier", ... "measurement". */
+const char *dbr_activity_name(int activity);
+
+struct dbr_timeline_thread {
+	int64_t id, pid, tid;
+	char *name;
+	double start, end;	/* its life, in trace time (seconds) */
+};
+
+struct dbr_timeline {
+	double from, to;	/* the range, in seconds since the run started */
+	int nbuckets;		/* equal stretches of it */
+	double duration;	/* the run's length */
+	struct dbr_timeline_thread *thread;
+	size_t nthreads;
+	/* seconds[(t * nbuckets + b) * DBR_ACTIVITIES + a]: the event's
+	 * value of thread t's samples in bucket b doing a. */
+	double *seconds;
+	/* The same for the samples at context FOCUS and below (when asked). */
+	double *focus;
+};
+
+/* EVENT's samples from FROM to TO (TO <= FROM: to the run's end) in
+ * NBUCKETS stretches, per thread; with FOCUS > 0, also those at that
+ * context and below.  Fails for a database without a trace. */
+int dbr_timeline(struct dbr *r, const char *event, double from, double to, int nbuckets,
+		 int64_t focus, struct dbr_timeline *out);
+void dbr_timeline_free(struct dbr_timeline *t);
+
+/* Wall-clock time with N threads working, from the parallelism view. */
+struct dbr_parallelism {
+	uint32_t n_working;
+	double seconds, percent;
+	double work, idleness;	/* the samples' own values there, and the
+				 * idleness they were blamed with */
+};
+/* EVENT's parallelism profile, by n_working (0 first). */
+int dbr_parallelism(struct dbr *r, const char *event, struct dbr_parallelism **out,
+		    size_t *count);
+
+/* Where the wall-clock time went: each sample weighs 1/n_working (its
+ * latency), beside its plain value (work); a procedure's samples are those
+ * at its frames and below them (inclusive; a recursion counts once), its
+ * self latency those at its own code. */
+struct dbr_latency {
+	char *procedure, *module;
+	double latency, work, self;
+};
+/* The LIMIT procedures with the most latency for EVENT, most first. */
+int dbr_latency(struct dbr *r, const char *event, int limit, struct dbr_latency **out,
+		size_t *count);
+void dbr_latency_free(struct dbr_latency *l, size_t count);
+
 #endif

@@ -108,7 +108,8 @@ void trace_rows_write(sqlite3 *db, struct trace_rows *r)
 {
 	/* A thread's records are in time order; two events' records at
 	 * the same ns would make the same key: the second is dropped. */
-	qsort(r->row, r->n, sizeof *r->row, by_thread_time);
+	if (r->n)
+		qsort(r->row, r->n, sizeof *r->row, by_thread_time);
 	struct db_batch *b = db_batch_new(db, "trace", 8);
 	const struct trace_row *last = NULL;
 	double end = 0;

@@ -18,6 +18,9 @@ static const char report_usage[] =
 	"       culprit report --diagnose [--event=E] [--format=text|csv] DB\n"
 	"       culprit report --summary [--event=E] [--format=text|csv] DB\n"
 	"       culprit report --waits [--event=E] [--format=text|csv] DB\n"
+	"       culprit report --parallelism [--event=E] [--format=text|csv] DB\n"
+	"       culprit report --timeline [--event=E] [--from=S] [--to=S] [--width=N]\n"
+	"                      [--format=text|csv] DB\n"
 	"\n"
 	"Prints the profile in database DB (made by `culprit prof`).\n"
 	"\n"
@@ -31,6 +34,13 @@ static const char report_usage[] =
 	"  --waits            where working threads blocked (locks, condition variables,\n"
 	"                     barriers, joins, sleeps), longest first, and the code that\n"
 	"                     ran meanwhile, which idleness blames\n"
+	"  --parallelism      for how long N threads worked at once, the work and the\n"
+	"                     idleness at each N, and the procedures that took the most\n"
+	"                     wall-clock time (each sample weighs 1/N: their latency)\n"
+	"  --timeline         a row per thread, time across: what each thread mostly did\n"
+	"                     in each stretch (work, overhead, idle by cause)\n"
+	"  --from=S, --to=S   timeline: the range, in seconds since the run started\n"
+	"  --width=N          timeline: columns of time (default 76; csv 100)\n"
 	"  --event=E          the event to show (default: the first, e.g. cputime)\n"
 	"  --metric=M         the metric to show (default: work)\n"
 	"  --threshold=T      hide what is below T: a percentage of the metric's total\n"
@@ -45,7 +55,10 @@ static const char report_usage[] =
 	"Percentages are of the event's total effort (work + idleness); for the\n"
 	"samples metric, of all samples.\n";
 
-enum view { VIEW_TOPDOWN, VIEW_CALLERS, VIEW_FLAT, VIEW_DIAGNOSE, VIEW_SUMMARY, VIEW_WAITS };
+enum view {
+	VIEW_TOPDOWN, VIEW_CALLERS, VIEW_FLAT, VIEW_DIAGNOSE, VIEW_SUMMARY, VIEW_WAITS,
+	VIEW_BY_PARALLELISM, VIEW_TIMELINE
+};
 
 struct options {
 	enum view view;
@@ -55,6 +68,8 @@ struct options {
 	int depth;
 	int csv;
 	int folded;
+	double from, to;
+	int width;
 	const char *path;
 };
 
@@ -68,6 +83,17 @@ static int parse_view(const char *arg, enum view *out)
 		*out = VIEW_FLAT;
 	else
 		return msg_usage("report", "unknown view '%s'; use top-down, callers or flat", arg);
+	return 0;
+}
+
+/* ARG as seconds (>= 0) into *OUT, for OPTION. */
+static int parse_seconds(const char *option, const char *arg, double *out)
+{
+	char *end;
+	double v = strtod(arg, &end);
+	if (end == arg || *end || !(v >= 0) || !isfinite(v))
+		return msg_usage("report", "%s takes seconds since the run started (1.5)", option);
+	*out = v;
 	return 0;
 }
 
@@ -98,6 +124,11 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{ "diagnose", no_argument, NULL, 'D' },
 		{ "summary", no_argument, NULL, 'S' },
 		{ "waits", no_argument, NULL, 'W' },
+		{ "parallelism", no_argument, NULL, 'P' },
+		{ "timeline", no_argument, NULL, 'T' },
+		{ "from", required_argument, NULL, '<' },
+		{ "to", required_argument, NULL, '>' },
+		{ "width", required_argument, NULL, 'w' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -127,6 +158,15 @@ static int parse_options(int argc, char **argv, struct options *o)
 		case 'D': o->view = VIEW_DIAGNOSE; break;
 		case 'S': o->view = VIEW_SUMMARY; break;
 		case 'W': o->view = VIEW_WAITS; break;
+		case 'P': o->view = VIEW_BY_PARALLELISM; break;
+		case 'T': o->view = VIEW_TIMELINE; break;
+		case '<': rc = parse_seconds("--from", optarg, &o->from); break;
+		case '>': rc = parse_seconds("--to", optarg, &o->to); break;
+		case 'w':
+			o->width = (int)strtol(optarg, &end, 10);
+			if (*end || o->width < 1 || o->width > 10000)
+				rc = msg_usage("report", "--width needs a number of columns, 1 to 10000");
+			break;
 		case 'h': fputs(report_usage, stdout); return -1;
 		default: fputs(report_usage, stderr); return EXIT_USAGE;
 		}
@@ -147,12 +187,18 @@ static int load(struct report *r, const struct options *o)
 	r->depth = o->depth;
 	r->csv = o->csv;
 	r->folded = o->folded;
+	r->from = o->from;
+	r->to = o->to;
+	r->width = o->width;
+	if (o->to > 0 && o->to <= o->from)
+		return msg_usage("report", "--to must be after --from");
 	/* The diagnoses and the summary are about effort. */
 	int effort = o->view == VIEW_DIAGNOSE || o->view == VIEW_SUMMARY || o->view == VIEW_WAITS;
 	if (dbr_choose(r->db, o->event, effort ? MET_EFFORT : o->metric, &r->ch) < 0)
 		return msg_error("%s", dbr_error(r->db));
 	r->threshold = o->threshold_percent ? o->threshold / 100 * r->ch.total : o->threshold;
-	if (o->view == VIEW_SUMMARY || o->view == VIEW_WAITS)
+	if (o->view == VIEW_SUMMARY || o->view == VIEW_WAITS || o->view == VIEW_BY_PARALLELISM ||
+	    o->view == VIEW_TIMELINE)
 		return 0;
 	r->tree = dbr_tree(r->db);
 	if (!r->tree)
@@ -170,6 +216,7 @@ int cmd_report(int argc, char **argv)
 		[VIEW_TOPDOWN] = report_topdown, [VIEW_CALLERS] = report_callers,
 		[VIEW_FLAT] = report_flat, [VIEW_DIAGNOSE] = report_diagnoses,
 		[VIEW_SUMMARY] = report_summary, [VIEW_WAITS] = report_waits,
+		[VIEW_BY_PARALLELISM] = report_parallelism, [VIEW_TIMELINE] = report_timeline,
 	};
 	struct options o;
 	struct report r = { 0 };

@@ -7,6 +7,7 @@
  *   diagnoses.c  the contexts most worth a look
  *   summary.c    where the effort went, for the run and each thread
  *   waits.c      where threads blocked, and what kept them waiting
+ *   timeline.c   the run over time: the parallelism profile and the timeline
  *   output.c     what they share: safe text, CSV fields, values, labels
  *
  * Text output fits 100 columns; names from the measured program are
@@ -25,6 +26,8 @@ struct report {
 	int depth;			/* -1: the view's default */
 	int csv;
 	int folded;			/* top-down text: name folded frames */
+	double from, to;		/* timeline: the range (to <= from: all) */
+	int width;			/* timeline: columns (0: the view's) */
 };
 
 int report_topdown(const struct report *r);
@@ -33,6 +36,8 @@ int report_flat(const struct report *r);
 int report_diagnoses(const struct report *r);
 int report_summary(const struct report *r);
 int report_waits(const struct report *r);
+int report_parallelism(const struct report *r);
+int report_timeline(const struct report *r);
 
 /* ---- output.c ---- */
 

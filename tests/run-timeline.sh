@@ -88,12 +88,55 @@ check "parallelism by context: serial_work ran with one thread working" \
 	[ "$(sql ph.db "$(subtree serial_work) SELECT group_concat(DISTINCT n_working)
 		FROM context_parallelism WHERE context_id IN sub")" = 1 ]
 
+# ---- culprit report --parallelism and --timeline ---------------------------
+"$CULPRIT" report --parallelism ph.db > par.txt 2> par.err
+check "report --parallelism: exit status 0, nothing on stderr" [ $? = 0 ] && [ ! -s par.err ]
+note "$(sed -n '4,8p' par.txt | tr '\n' '/')"
+at1=$(awk '$1 == 1 && NF >= 5 { print $2; exit }' par.txt)
+check "report --parallelism: the row for one thread working is the view's ($at1 s)" \
+	near "${at1:-0}" "$one" 0.0011
+check "report --parallelism: the procedures by latency name serial_work" \
+	grep -q "serial_work" par.txt
+# serial_work ran alone: its latency is its work (parallelism 1.00).
+check "report --parallelism: serial_work's parallelism is 1.00" \
+	sh -c "grep 'serial_work' par.txt | awk '{ exit !(\$3 == \"1.00\") }'"
+"$CULPRIT" report --parallelism --format=csv ph.db > par.csv
+check "report --parallelism --format=csv: a header and a row per level" \
+	[ "$(head -n 1 par.csv)" = "event,n_working,seconds,percent,work,idleness" ] && \
+	[ "$(tail -n +2 par.csv | wc -l)" = "$(sql ph.db "SELECT count(*) FROM parallelism WHERE event = 'realtime'")" ]
+
+"$CULPRIT" report --timeline --width=44 ph.db > tl.txt 2> tl.err
+check "report --timeline: exit status 0, nothing on stderr" [ $? = 0 ] && [ ! -s tl.err ]
+note "timeline: $(cat tl.txt)"
+# 44 columns over the run (about 1.1 s): the main thread works in every
+# column but the last, or the first: the worker waits at a barrier
+# through the serial phase (the first quarter), works, and waits again
+# in the imbalanced phase's second half.
+main=$(awk -F'|' 'NF == 3 && / phases/ { print $2; exit }' tl.txt)
+worker=$(awk -F'|' 'NF == 3 && / phases/ { n++; if (n == 2) { print $2; exit } }' tl.txt)
+check "report --timeline: a row of 44 columns per thread" \
+	[ "$(awk -F'|' 'NF == 3' tl.txt | wc -l)" = 2 ] && [ "${#main}" = 44 ] && [ "${#worker}" = 44 ]
+check "report --timeline: the main thread works throughout" \
+	[ "$(printf '%s' "$main" | tr -cd '#' | wc -c)" -ge 40 ]
+check "report --timeline: the worker waits at the barrier first, then works, then waits again" \
+	sh -c "printf '%s\n' '$worker' | grep -Eq '^ ?b{8,}#{14,}b{6,} ?\$'"
+"$CULPRIT" report --timeline --format=csv --width=10 --from=0.3 --to=0.7 ph.db > tl.csv
+check "report --timeline --format=csv: 10 rows per thread" [ "$(tail -n +2 tl.csv | wc -l)" = 20 ]
+# In the parallel phase both threads only work.
+check "report --timeline --from/--to: the parallel phase is work in both threads" \
+	sh -c "tail -n +2 tl.csv | awk -F, '{ idle = 0; for (i = 9; i <= 15; i++) idle += \$i
+		if (\$7 <= 0 || idle > \$7 / 5) bad++ } END { exit bad > 0 }'"
+expect 2 "must be after --from" "report --timeline with --to before --from" \
+	"$CULPRIT" report --timeline --from=2 --to=1 ph.db
+
 # ---- turned off -------------------------------------------------------------
 "$CULPRIT" run -q --no-trace -o off "$P" 2 50 50 50 > /dev/null
 check "--no-trace: no thread file has a trace" \
 	sh -c "for f in off/*.thread; do \"$CULPRIT\" dump \"\$f\" | grep -q '^trace ' && exit 1; done; exit 0"
 prof -o off.db off
 check "--no-trace: the trace table is empty" [ "$(sql off.db "SELECT count(*) FROM trace")" = 0 ]
+"$CULPRIT" report --parallelism off.db > off.txt
+check "--no-trace: report --parallelism says there is no trace" grep -q "no trace" off.txt
 expect 1 "CULPRIT_TRACE_MB=lots: expected a number from 0 to 4096" "a bad CULPRIT_TRACE_MB is refused" \
 	env CULPRIT_TRACE_MB=lots "$CULPRIT" run -o bad "$P" 1 1 1 1
 # A trace at its limit keeps the run's start and counts the rest.
