@@ -249,6 +249,7 @@ const char *dbr_activity_name(int activity);
 struct dbr_timeline_thread {
 	int64_t id, pid, tid;
 	char *name;
+	char *process;		/* its process's executable */
 	double start, end;	/* its life, in trace time (seconds) */
 };
 
@@ -271,6 +272,20 @@ struct dbr_timeline {
 int dbr_timeline(struct dbr *r, const char *event, double from, double to, int nbuckets,
 		 int64_t focus, struct dbr_timeline *out);
 void dbr_timeline_free(struct dbr_timeline *t);
+
+/* One sample of the trace. */
+struct dbr_trace_sample {
+	int64_t thread_id;
+	double time;		/* seconds since the run started */
+	int64_t context_id;	/* 0 for an idle thread */
+	int activity;		/* enum dbr_activity */
+	uint32_t n_working, n_idle;
+	double value;		/* in the event's unit */
+};
+/* Calls FN with each of EVENT's samples, thread by thread (threads.id
+ * order), each thread's in time order; FN returns nonzero to stop. */
+int dbr_trace_scan(struct dbr *r, const char *event,
+		   int (*fn)(void *arg, const struct dbr_trace_sample *s), void *arg);
 
 /* Wall-clock time with N threads working, from the parallelism view. */
 struct dbr_parallelism {

@@ -63,8 +63,9 @@ static int read_threads(struct dbr *r, int64_t ev, struct dbr_timeline *t)
 	sqlite3_stmt *s = dbr_prepare(r, "SELECT t.id, t.pid, t.tid, t.name, "
 				      "(SELECT min(time) FROM " TBL_TRACE " WHERE thread_id = t.id "
 				      "AND event_id = ?1), (SELECT max(time) FROM " TBL_TRACE
-				      " WHERE thread_id = t.id AND event_id = ?1) FROM " TBL_THREADS
-				      " t ORDER BY t.process_id, t.seq, t.id");
+				      " WHERE thread_id = t.id AND event_id = ?1), p.executable FROM "
+				      TBL_THREADS " t LEFT JOIN " TBL_PROCESSES " p ON p.id = "
+				      "t.process_id ORDER BY t.process_id, t.seq, t.id");
 	if (!s)
 		return -1;
 	sqlite3_bind_int64(s, 1, ev);
@@ -78,6 +79,7 @@ static int read_threads(struct dbr *r, int64_t ev, struct dbr_timeline *t)
 		th->name = dbr_text(s, 3);
 		th->start = sqlite3_column_double(s, 4);
 		th->end = sqlite3_column_double(s, 5);
+		th->process = dbr_text(s, 6);
 	}
 	sqlite3_finalize(s);
 	return 0;
@@ -94,7 +96,7 @@ static int read_buckets(struct dbr *r, int64_t ev, int64_t focus, struct dbr_tim
 		TBL_CONTEXT_TREE " c ON c.id = x.context_id WHERE x.event_id = ?1 AND "
 		"x.time >= ?2 AND x.time < ?4 GROUP BY 1, 2, 3, 4";
 	const char *sql_focus =
-		"WITH RECURSIVE sub(id) AS (SELECT ?5 UNION ALL SELECT c.id FROM "
+		"WITH RECURSIVE sub(id) AS (SELECT ?5 UNION SELECT c.id FROM "
 		TBL_CONTEXT_TREE " c JOIN sub ON c.parent_id = sub.id) "
 		"SELECT x.thread_id, CAST((x.time - ?2) * ?3 AS INTEGER), x.state, "
 		"c.overhead_id IS NOT NULL, total(x.value) FROM " TBL_TRACE " x JOIN "
@@ -161,12 +163,50 @@ fail:
 
 void dbr_timeline_free(struct dbr_timeline *t)
 {
-	for (size_t i = 0; i < t->nthreads; i++)
+	for (size_t i = 0; i < t->nthreads; i++) {
 		free(t->thread[i].name);
+		free(t->thread[i].process);
+	}
 	free(t->thread);
 	free(t->seconds);
 	free(t->focus);
 	memset(t, 0, sizeof *t);
+}
+
+int dbr_trace_scan(struct dbr *r, const char *event,
+		   int (*fn)(void *arg, const struct dbr_trace_sample *s), void *arg)
+{
+	if (dbr_need(r, TBL_TRACE, "the trace") < 0)
+		return -1;
+	int64_t ev = event_id(r, event);
+	if (ev < 0)
+		return -1;
+	sqlite3_stmt *s = dbr_prepare(r, "SELECT x.thread_id, x.time, x.context_id, x.state, "
+				      "c.overhead_id IS NOT NULL, x.n_working, x.n_idle, x.value "
+				      "FROM " TBL_TRACE " x LEFT JOIN " TBL_CONTEXT_TREE " c ON "
+				      "c.id = x.context_id WHERE x.event_id = ?1 "
+				      "ORDER BY x.thread_id, x.time");
+	if (!s)
+		return -1;
+	sqlite3_bind_int64(s, 1, ev);
+	while (sqlite3_step(s) == SQLITE_ROW) {
+		struct dbr_trace_sample t = {
+			.thread_id = sqlite3_column_int64(s, 0),
+			.time = sqlite3_column_double(s, 1),
+			.context_id = sqlite3_column_int64(s, 2),
+			.activity = activity((const char *)sqlite3_column_text(s, 3),
+					     sqlite3_column_int(s, 4)),
+			.n_working = (uint32_t)sqlite3_column_int64(s, 5),
+			.n_idle = (uint32_t)sqlite3_column_int64(s, 6),
+			.value = sqlite3_column_double(s, 7),
+		};
+		if (t.activity < 0)
+			continue;	/* a state from a newer culprit */
+		if (fn(arg, &t))
+			break;
+	}
+	sqlite3_finalize(s);
+	return 0;
 }
 
 int dbr_parallelism(struct dbr *r, const char *event, struct dbr_parallelism **out,

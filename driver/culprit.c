@@ -4,6 +4,7 @@
  *   culprit prof    measurements to a database (postmortem/prof.c)
  *   culprit report  a database as text or CSV (postmortem/report.c)
  *   culprit view    browse a database in the terminal (viewer-tui/)
+ *   culprit export  a database in other tools' formats (export/)
  *   culprit dump    print a measurement file (dump.c)
  *
  * Exit status 0 on success, 1 on failure, 2 on a usage error; `culprit
@@ -25,6 +26,8 @@ static const char usage[] =
 	"  prof    measurements to an SQLite database        culprit prof DIR\n"
 	"  report  print a database's profile                culprit report app.db\n"
 	"  view    browse a database in the terminal         culprit view app.db\n"
+	"  export  the trace for Perfetto and chrome://tracing\n"
+	"                                   culprit export --format=perfetto -o app.json app.db\n"
 	"  dump    print one measurement file                culprit dump DIR/FILE\n"
 	"\n"
 	"`culprit COMMAND --help` describes each command; see also culprit(1).\n";
@@ -38,6 +41,7 @@ static const struct command {
 	{ "prof", cmd_prof },
 	{ "report", cmd_report },
 	{ "view", cmd_view },
+	{ "export", cmd_export },
 };
 
 int main(int argc, char **argv)

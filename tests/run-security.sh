@@ -25,7 +25,8 @@ check "hostile names: the database keeps the names as they are" \
 	[ "$(sql m.db "SELECT count(*) FROM threads WHERE instr(name, char(27)) > 0")" -ge 1 ]
 n=0 bad=
 for args in "" "--view=callers" "--view=flat" "--summary" "--diagnose" "--waits" \
-	    "--folded" "--format=csv" "--summary --format=csv" "--view=flat --format=csv"; do
+	    "--folded" "--format=csv" "--summary --format=csv" "--view=flat --format=csv" \
+	    "--parallelism" "--parallelism --format=csv" "--timeline" "--timeline --format=csv"; do
 	# shellcheck disable=SC2086
 	"$CULPRIT" report $args m.db > r.out 2>&1
 	raw r.out && bad="$bad [$args]"
@@ -34,13 +35,18 @@ done
 check "hostile names: none of $n report outputs carries a control sequence${bad:+ ($bad)}" [ -z "$bad" ]
 bad=
 for f in m/*.thread m/*.process; do
-	for form in "" --flat --tsv --raw; do
+	for form in "" --flat --tsv --raw --trace; do
 		# shellcheck disable=SC2086
 		"$CULPRIT" dump $form "$f" > d.out 2>&1
 		raw d.out && bad="$bad [$form $(basename "$f" | tr -d "$esc")]"
 	done
 done
 check "hostile names: no dump output carries a control sequence${bad:+ ($bad)}" [ -z "$bad" ]
+"$CULPRIT" export --format=perfetto -o - m.db > x.json 2>&1
+check "hostile names: the perfetto export carries no control sequence" sh -c "! raw() { grep -q \"$esc\\|$bel\\|$c1\" \"\$1\"; }; ! raw x.json"
+check "hostile names: ... and is JSON that keeps the names, escaped" \
+	python3 -c "import json, sys; d = json.load(open('x.json'))
+sys.exit(not any('\x1b' in e.get('args', {}).get('name', '') for e in d['traceEvents']))"
 check "hostile names: a thread name is shown with its controls replaced" \
 	sh -c "\"$CULPRIT\" report --summary m.db | grep -q 'm?\\[2J?x'"
 
@@ -77,12 +83,20 @@ mk nonames "DELETE FROM names"
 mk notable "DROP TABLE context_values"
 mk noview "DROP VIEW contexts"
 mk nometrics "DELETE FROM metrics"
-for db in loop self types huge badids nonames notable noview nometrics; do
+mk trace "UPDATE trace SET context_id = 999999 WHERE rowid % 3 = 0;
+	  UPDATE trace SET state = 'bogus', time = 'x' WHERE rowid % 3 = 1;
+	  UPDATE trace SET n_working = -3, value = 1e308 WHERE rowid % 3 = 2"
+mk notrace "DROP TABLE trace"
+for db in loop self types huge badids nonames notable noview nometrics trace notrace; do
 	crashed= lines=
 	for args in "" "--view=callers --depth=3" "--view=flat" "--summary" "--diagnose" \
-		    "--waits" "--folded" "--format=csv"; do
-		# shellcheck disable=SC2086
-		timeout 20 "$CULPRIT" report $args "$db.db" > r.out 2> r.err
+		    "--waits" "--folded" "--format=csv" "--parallelism" "--timeline" export; do
+		if [ "$args" = export ]; then
+			timeout 20 "$CULPRIT" export --format=perfetto -o x.json "$db.db" > r.out 2> r.err
+		else
+			# shellcheck disable=SC2086
+			timeout 20 "$CULPRIT" report $args "$db.db" > r.out 2> r.err
+		fi
 		rc=$?
 		[ $rc -ge 2 ] && crashed="$crashed [$args: $rc]"
 		[ $rc = 1 ] && [ "$(wc -l < r.err)" != 1 ] && lines="$lines [$args]"

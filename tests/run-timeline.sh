@@ -129,6 +129,28 @@ check "report --timeline --from/--to: the parallel phase is work in both threads
 expect 2 "must be after --from" "report --timeline with --to before --from" \
 	"$CULPRIT" report --timeline --from=2 --to=1 ph.db
 
+# ---- culprit export --format=perfetto ---------------------------------------
+"$CULPRIT" export --format=perfetto -o ph.json ph.db 2> ex.err
+check "export --format=perfetto: exit status 0, nothing on stderr" [ $? = 0 ] && [ ! -s ex.err ]
+sql ph.db "SELECT t.tid, count(*) FROM trace x JOIN threads t ON t.id = x.thread_id
+	GROUP BY t.tid" | tr '|' ' ' > ex.counts
+verdict=$(python3 "${srcdir:-.}/tests/check_trace_events.py" ph.json ex.counts 2>&1)
+note "export: $verdict"
+check "export: the JSON parses, and every thread is named" \
+	sh -c "echo '$verdict' | grep -q '^threads 2 2 '"
+check "export: the outermost slices hold every sample of each thread" \
+	sh -c "echo '$verdict' | grep -q 'samples True'"
+check "export: slices nest within their callers' slices" \
+	sh -c "echo '$verdict' | grep -q 'nested True'"
+check "export: the phases' functions and the barrier waits are slices" \
+	sh -c "echo '$verdict' | grep -q 'serial_work True idle True'"
+check "export: the working threads are a counter, 1 and 2" \
+	sh -c "echo '$verdict' | grep -q 'working \\[1, 2\\]'"
+expect 2 "say which format" "export without --format" "$CULPRIT" export -o x.json ph.db
+expect 2 "unknown format 'pprof'" "export --format=pprof" \
+	"$CULPRIT" export --format=pprof -o x.json ph.db
+check "export: nothing written after a refusal" [ ! -e x.json ]
+
 # ---- turned off -------------------------------------------------------------
 "$CULPRIT" run -q --no-trace -o off "$P" 2 50 50 50 > /dev/null
 check "--no-trace: no thread file has a trace" \

@@ -9,5 +9,6 @@ int cmd_dump(int argc, char **argv);	/* driver/dump.c */
 int cmd_prof(int argc, char **argv);	/* postmortem/prof.c */
 int cmd_report(int argc, char **argv);	/* report/report.c */
 int cmd_view(int argc, char **argv);	/* viewer-tui/view.c */
+int cmd_export(int argc, char **argv);	/* export/export.c */
 
 #endif
