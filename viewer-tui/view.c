@@ -550,6 +550,10 @@ const size_t nvkeys = sizeof vkeys / sizeof vkeys[0];
 /* Runs key CH; returns 0 to quit. */
 static int key(struct vui *u, int ch)
 {
+	/* A resize repaints the whole screen whatever mode it comes in: a
+	 * prompt, the help or the column chooser ignore the key itself. */
+	if (ch == KEY_RESIZE)
+		clearok(stdscr, TRUE);
 	if (u->prompting) {
 		prompt_key(u, ch);
 		return 1;
