@@ -895,6 +895,21 @@ const char *mfile_node_kind_name(uint32_t k)
 	return k <= MFILE_NODE_KIND_MAX ? names[k] : "?";
 }
 
+const char *mfile_trace_state_name(uint32_t state)
+{
+	static const char *const idle[MFILE_TRACE_MEASUREMENT - MFILE_TRACE_IDLE] = {
+		"idle:serial", "idle:barrier", "idle:lock", "idle:taskwait",
+		"idle:join", "idle:sleep", "idle:io",
+	};
+	if (state == MFILE_TRACE_WORK)
+		return "work";
+	if (state == MFILE_TRACE_MEASUREMENT)
+		return "measurement";
+	if (state >= MFILE_TRACE_IDLE && state < MFILE_TRACE_MEASUREMENT)
+		return idle[state - MFILE_TRACE_IDLE];
+	return "?";
+}
+
 const char *mfile_marker_name(uint64_t m)
 {
 	static const char *const names[] = { "?", "partial", "truncated" };

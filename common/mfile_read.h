@@ -183,6 +183,9 @@ const char *mfile_end_reason_name(uint32_t reason);
 const char *mfile_source_name(uint32_t source);
 const char *mfile_node_kind_name(uint32_t kind);
 const char *mfile_marker_name(uint64_t marker);
+/* A trace state as the database spells it: "work", "idle:barrier", ...,
+ * "measurement". */
+const char *mfile_trace_state_name(uint32_t state);
 
 /* Decodes thread T's trace: begin, then next until it returns 0 (the end;
  * -1 where a record is damaged, which a loaded file never has). */

@@ -42,9 +42,12 @@ static int activity(const char *state, int overhead)
 	return -1;
 }
 
-/* EVENT's rowid in the events table (the trace's event_id), or -1. */
-static int64_t event_id(struct dbr *r, const char *event)
+/* EVENT's rowid in the events table (the trace's event_id), or -1 after
+ * setting the error: also for a database without a trace. */
+static int64_t trace_event(struct dbr *r, const char *event)
 {
+	if (dbr_need(r, TBL_TRACE, "the trace") < 0)
+		return -1;
 	sqlite3_stmt *s = dbr_prepare(r, "SELECT rowid FROM " TBL_EVENTS " WHERE event = ?");
 	if (!s)
 		return -1;
@@ -111,18 +114,22 @@ static int read_buckets(struct dbr *r, int64_t ev, int64_t focus, struct dbr_tim
 	sqlite3_bind_double(s, 4, t->to);
 	if (focus > 0)
 		sqlite3_bind_int64(s, 5, focus);
+	/* Thread ids are 1..threads (prof numbers them so): their rows by id. */
+	size_t *row_of = xcalloc(t->nthreads + 1, sizeof *row_of);
+	for (size_t k = 0; k < t->nthreads; k++)
+		if (t->thread[k].id >= 1 && (size_t)t->thread[k].id <= t->nthreads)
+			row_of[t->thread[k].id] = k + 1;
 	while (sqlite3_step(s) == SQLITE_ROW) {
 		int64_t id = sqlite3_column_int64(s, 0);
 		int64_t b = sqlite3_column_int64(s, 1);
 		int a = activity((const char *)sqlite3_column_text(s, 2), sqlite3_column_int(s, 3));
-		size_t k = 0;
-		while (k < t->nthreads && t->thread[k].id != id)
-			k++;
-		if (k == t->nthreads || a < 0 || b < 0 || b >= t->nbuckets)
+		size_t k = id >= 1 && (size_t)id <= t->nthreads ? row_of[id] : 0;
+		if (k-- == 0 || a < 0 || b < 0 || b >= t->nbuckets)
 			continue;
 		into[((size_t)k * (size_t)t->nbuckets + (size_t)b) * DBR_ACTIVITIES + (size_t)a] +=
 			sqlite3_column_double(s, 4);
 	}
+	free(row_of);
 	sqlite3_finalize(s);
 	return 0;
 }
@@ -131,9 +138,7 @@ int dbr_timeline(struct dbr *r, const char *event, double from, double to, int n
 		 int64_t focus, struct dbr_timeline *out)
 {
 	memset(out, 0, sizeof *out);
-	if (dbr_need(r, TBL_TRACE, "the trace") < 0)
-		return -1;
-	int64_t ev = event_id(r, event);
+	int64_t ev = trace_event(r, event);
 	if (ev < 0)
 		return -1;
 	out->duration = dbr_info_number(r, "trace_duration", 0);
@@ -176,9 +181,7 @@ void dbr_timeline_free(struct dbr_timeline *t)
 int dbr_trace_scan(struct dbr *r, const char *event,
 		   int (*fn)(void *arg, const struct dbr_trace_sample *s), void *arg)
 {
-	if (dbr_need(r, TBL_TRACE, "the trace") < 0)
-		return -1;
-	int64_t ev = event_id(r, event);
+	int64_t ev = trace_event(r, event);
 	if (ev < 0)
 		return -1;
 	sqlite3_stmt *s = dbr_prepare(r, "SELECT x.thread_id, x.time, x.context_id, x.state, "
@@ -214,9 +217,7 @@ int dbr_parallelism(struct dbr *r, const char *event, struct dbr_parallelism **o
 {
 	*out = NULL;
 	*count = 0;
-	if (dbr_need(r, TBL_TRACE, "the trace") < 0)
-		return -1;
-	int64_t ev = event_id(r, event);
+	int64_t ev = trace_event(r, event);
 	if (ev < 0)
 		return -1;
 	sqlite3_stmt *s = dbr_prepare(r, "SELECT p.n_working, p.seconds, p.percent, "
@@ -306,9 +307,7 @@ int dbr_latency(struct dbr *r, const char *event, int limit, struct dbr_latency 
 {
 	*out = NULL;
 	*count = 0;
-	if (dbr_need(r, TBL_TRACE, "the trace") < 0)
-		return -1;
-	int64_t ev = event_id(r, event);
+	int64_t ev = trace_event(r, event);
 	const struct dbr_tree *tree = ev < 0 ? NULL : dbr_tree(r);
 	if (!tree)
 		return -1;

@@ -295,20 +295,6 @@ static void tree_free(struct tree *tr)
 	free(tr->depth);
 }
 
-/* The trace's state names, as the database spells them. */
-static const char *trace_state_name(uint32_t state)
-{
-	static const char *const idle[MFILE_TRACE_MEASUREMENT - MFILE_TRACE_IDLE] = {
-		"idle:serial", "idle:barrier", "idle:lock", "idle:taskwait",
-		"idle:join", "idle:sleep", "idle:io",
-	};
-	if (state == MFILE_TRACE_WORK)
-		return "work";
-	if (state == MFILE_TRACE_MEASUREMENT)
-		return "measurement";
-	return idle[state - MFILE_TRACE_IDLE];
-}
-
 /* One line on the thread's trace: how much, over how long, in how many
  * bytes. */
 static void dump_trace_summary(const struct mfile_thread *t)
@@ -344,7 +330,7 @@ static void dump_trace_tsv(const struct mfile_thread *t)
 	mfile_trace_begin(t, &it);
 	while (mfile_trace_next(&it, &r) > 0) {
 		int idle = r.state >= MFILE_TRACE_IDLE && r.state < MFILE_TRACE_MEASUREMENT;
-		printf("%" PRIu64 "\t%u\t%s\t", r.time_ns, r.event, trace_state_name(r.state));
+		printf("%" PRIu64 "\t%u\t%s\t", r.time_ns, r.event, mfile_trace_state_name(r.state));
 		if (idle)
 			printf("-");
 		else

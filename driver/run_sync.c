@@ -65,22 +65,18 @@ static void note_name(struct run_sync *s, const char *name)
 	s->names[s->count++] = xstrdup(name);
 }
 
-/* Reads what inotify has; returns the number of names noted. */
-static int read_events(struct run_sync *s)
+/* Notes the names inotify has for us. */
+static void read_events(struct run_sync *s)
 {
 	char buf[16 * 1024] __attribute__((aligned(__alignof__(struct inotify_event))));
-	int noted = 0;
-	for (;;) {
-		ssize_t n = read(s->notify, buf, sizeof buf);
-		if (n <= 0)
-			return noted;
+	ssize_t n;
+	while ((n = read(s->notify, buf, sizeof buf)) > 0) {
 		for (char *p = buf; p < buf + n;) {
 			const struct inotify_event *e = (const struct inotify_event *)p;
 			if (e->mask & IN_Q_OVERFLOW)
 				s->whole = 1;
 			else if (e->len > 0 && e->name[0] != '.')
 				note_name(s, e->name);
-			noted++;
 			p += sizeof *e + e->len;
 		}
 	}

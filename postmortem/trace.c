@@ -69,20 +69,6 @@ void trace_rows_add_thread(struct trace_rows *r, const struct ctree *t,
 	free(it);
 }
 
-/* The name the trace table gives STATE. */
-static const char *state_name(uint8_t state)
-{
-	static const char *const idle[MFILE_TRACE_MEASUREMENT - MFILE_TRACE_IDLE] = {
-		"idle:serial", "idle:barrier", "idle:lock", "idle:taskwait",
-		"idle:join", "idle:sleep", "idle:io",
-	};
-	if (state == MFILE_TRACE_WORK)
-		return "work";
-	if (state == MFILE_TRACE_MEASUREMENT)
-		return "measurement";
-	return idle[state - MFILE_TRACE_IDLE];
-}
-
 static int by_thread_time(const void *a, const void *b)
 {
 	const struct trace_row *x = a, *y = b;
@@ -126,7 +112,7 @@ void trace_rows_write(sqlite3 *db, struct trace_rows *r)
 			db_batch_null(b);
 		else
 			db_batch_int(b, (int64_t)row->ctx + 1);
-		db_batch_text(b, state_name(row->state));
+		db_batch_text(b, mfile_trace_state_name(row->state));
 		db_batch_int(b, row->working);
 		db_batch_int(b, row->idle);
 		db_batch_real(b, row->value);

@@ -280,6 +280,37 @@ static void read_contexts(struct dbr *r, const char *event, const char *const *m
 			CHECK(callers[i].caller >= -1 && callers[i].caller <= r->ncontexts);
 }
 
+static int count_sample(void *arg, const struct dbr_trace_sample *s)
+{
+	CHECK(s->activity >= 0 && s->activity < DBR_ACTIVITIES);
+	(*(size_t *)arg)++;
+	return 0;
+}
+
+/* The trace's readers (schema 8): the timeline, the profile, latency. */
+static void read_trace(struct dbr *r, const char *event)
+{
+	struct dbr_timeline t;
+	if (dbr_timeline(r, event, 0, 0, 16, 2, &t) == 0) {
+		CHECK(t.nbuckets == 16);
+		dbr_timeline_free(&t);
+	} else {
+		check_error(dbr_error(r));
+	}
+	struct dbr_parallelism *p;
+	size_t n;
+	if (dbr_parallelism(r, event, &p, &n) == 0)
+		free(p);
+	struct dbr_latency *l;
+	if (dbr_latency(r, event, 5, &l, &n) == 0) {
+		CHECK(n <= 5);
+		dbr_latency_free(l, n);
+	}
+	size_t samples = 0;
+	if (dbr_trace_scan(r, event, count_sample, &samples) == 0)
+		sink += (double)samples;
+}
+
 static void read_procedures(struct dbr *r, const char *event, const char *const *metrics,
 			    size_t nm)
 {
@@ -344,6 +375,7 @@ static void read_all(struct dbr *r)
 		size_t nd;
 		if (dbr_diagnoses(r, event, &d, &nd) == 0)
 			dbr_diagnoses_free(d, nd);
+		read_trace(r, event);
 	}
 }
 
