@@ -37,6 +37,7 @@ if [ -x "$PROGRAMS/omp_fib-clang" ]; then
 	cshare=$(share coarse.db)
 	note "coarse fib(40, 22): culprit's callbacks $cshare% of the sampled time"
 	check "coarse tasks: culprit's own work is small (under 2%)" below "$cshare" 2
+	[ -s coarse.err ] && note "coarse tasks: prof said: $(cat coarse.err)"
 	check "coarse tasks: the database is written, with no warning" sh -c "[ -s coarse.db ] && [ ! -s coarse.err ]"
 fi
 
