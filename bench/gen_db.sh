@@ -1,8 +1,9 @@
 #!/bin/sh
 # bench/gen_db.sh - makes a large culprit database for the viewer: the
-# schema and identity of a real one (SMALL.db, from culprit prof, schema 7
+# schema and identity of a real one (SMALL.db, from culprit prof, schema 9
 # or later), with its tree replaced by N generated contexts: a tree with 8 children per node,
-# 5000 procedures, work and effort at every context.
+# 5000 procedures, work and effort at every context (effort stored only
+# where the database does not compute it from work).
 #
 # usage: bench/gen_db.sh SMALL.db OUT.db N
 set -eu
@@ -14,8 +15,8 @@ PRAGMA synchronous = OFF;
 BEGIN;
 DELETE FROM context_tree;
 DELETE FROM names;
-DELETE FROM context_values;
-DELETE FROM context_thread_values;
+DELETE FROM stored_values;
+DELETE FROM stored_thread_values;
 DELETE FROM procedure_metrics;
 DELETE FROM diagnoses;
 DROP INDEX IF EXISTS contexts_parent;
@@ -33,9 +34,10 @@ SELECT i, CASE WHEN i = 1 THEN NULL ELSE (i - 2) / 8 + 1 END, 0,
        CASE WHEN i = 1 THEN NULL ELSE 5005 END,
        CASE WHEN i = 1 THEN NULL ELSE 1 + i % 997 END
 FROM k;
-INSERT INTO context_values (context_id, metric_id, inclusive, exclusive)
+INSERT INTO stored_values (context_id, metric_id, inclusive, exclusive)
 SELECT c.id, m.id, ($n - c.id + 1) * 1e-6, 1e-6 FROM context_tree c, metrics m
-WHERE m.event = 'cputime' AND m.metric IN ('work', 'effort') ORDER BY c.id, m.id;
+WHERE m.event = 'cputime' AND m.derived_from IS NULL AND m.metric IN ('work', 'effort')
+ORDER BY c.id, m.id;
 INSERT INTO procedure_metrics (procedure, module, file, event, metric, inclusive, exclusive)
 SELECT procedure, module, file, 'cputime', 'work', max($n - id + 1) * 1e-6, count(*) * 1e-6
 FROM contexts GROUP BY procedure, module, file;

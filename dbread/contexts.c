@@ -9,6 +9,8 @@
 struct kids {
 	struct dbr_child *c;
 	size_t n, cap, nmetrics;
+	struct dbr_recipe recipe;	/* schema 6 on: values by number */
+	int by_number;
 };
 
 /* Call sites met among the children, to look through after the scan. */
@@ -80,10 +82,22 @@ static void add_site(struct sites *st, sqlite3_stmt *s, int64_t id)
 static int read_children(struct dbr *r, struct kids *k, int64_t parent, const char *event,
 			 const char *const *metrics, const char *site_file, int site_line)
 {
-	sqlite3_stmt *s = dbr_prepare_metrics(r, "SELECT c.id, c.kind, c.procedure, c.module, "
-		"c.file, c.line, m.metric, m.inclusive, m.exclusive FROM " TBL_CONTEXTS " c LEFT "
-		"JOIN " TBL_CONTEXT_METRICS " m ON m.context_id = c.id AND m.event = ?1 AND "
-		"m.metric IN %s WHERE c.parent_id = ?2 ORDER BY c.id", metrics, k->nmetrics, event);
+#define CHILDREN_SQL(values, which)                                            \
+	"SELECT c.id, c.kind, c.procedure, c.module, c.file, c.line, m.metric, m.inclusive, " \
+	"m.exclusive FROM " TBL_CONTEXTS " c LEFT JOIN " values " m ON m.context_id = c.id " \
+	"AND " which " WHERE c.parent_id = ?2 ORDER BY c.id"
+	sqlite3_stmt *s;
+	if (k->by_number) {
+		/* The stored rows, not the views that compute some of them. */
+		char *sql = xasprintf(CHILDREN_SQL("(SELECT context_id, metric_id AS metric, "
+			"inclusive, exclusive FROM %s)", "m.metric IN %s"), k->recipe.table,
+			k->recipe.ids);
+		s = dbr_prepare(r, sql);
+		free(sql);
+	} else {
+		s = dbr_prepare_metrics(r, CHILDREN_SQL(TBL_CONTEXT_METRICS,
+			"m.event = ?1 AND m.metric IN %s"), metrics, k->nmetrics, event);
+	}
 	if (!s)
 		return -1;
 	sqlite3_bind_int64(s, 2, parent);
@@ -99,6 +113,13 @@ static int read_children(struct dbr *r, struct kids *k, int64_t parent, const ch
 		}
 		if (!cur || cur->id != id)
 			cur = add_child(k, s, id, site_file, site_line);
+		if (k->by_number) {
+			if (sqlite3_column_type(s, 6) != SQLITE_NULL)
+				dbr_recipe_add(&k->recipe, sqlite3_column_int64(s, 6),
+					       sqlite3_column_double(s, 7), sqlite3_column_double(s, 8),
+					       cur->incl, cur->excl);
+			continue;
+		}
 		int m = dbr_metric_index(metrics, k->nmetrics, (const char *)sqlite3_column_text(s, 6));
 		if (m >= 0) {
 			cur->incl[m] = sqlite3_column_double(s, 7);
@@ -122,8 +143,13 @@ static int read_children(struct dbr *r, struct kids *k, int64_t parent, const ch
 int dbr_children(struct dbr *r, int64_t parent, const char *event, const char *const *metrics,
 		 size_t n, struct dbr_child **out, size_t *count)
 {
-	struct kids k = { .nmetrics = n };
+	struct kids k = { .nmetrics = n, .by_number = r->schema >= 6 };
+	*out = NULL;
+	*count = 0;
+	if (k.by_number && dbr_recipe_init(r, event, metrics, n, &k.recipe) < 0)
+		return -1;
 	int rc = read_children(r, &k, parent, event, metrics, NULL, 0);
+	dbr_recipe_free(&k.recipe);
 	if (rc < 0) {
 		dbr_children_free(k.c, k.n);
 		k.c = NULL;

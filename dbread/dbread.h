@@ -91,6 +91,37 @@ double dbr_metric_total(struct dbr *r, const char *event, const char *metric, in
  * several metrics, in the order it asked for them. */
 int dbr_metric_index(const char *const *metrics, size_t n, const char *name);
 
+/* ---- recipe.c: the stored values that make the metrics asked for ---------- */
+
+/* Metrics the database computes in views (schema 9: effort, useful_work)
+ * are read as the stored metrics they come from: each stored metric's
+ * value, times a sign, goes into the metrics it makes. */
+struct dbr_use {
+	sqlite3_int64 id;		/* metrics.id, as stored */
+	int k;				/* the metric asked for it goes into */
+	int sign;			/* +1, or -1 for what is subtracted */
+};
+struct dbr_recipe {
+	struct dbr_use *use;		/* by id */
+	size_t nuses;
+	char *ids;			/* the stored ids as an SQL list: "(2,3,4)" */
+	const char *table;		/* the stored values: (context_id, metric_id, ...) */
+	const char *thread_table;	/* ... and per thread */
+};
+/* The recipe for METRICS (N) of EVENT, from schema 6 on (values stored by
+ * number).  Returns 0, or -1 with the error set. */
+int dbr_recipe_init(struct dbr *r, const char *event, const char *const *metrics, size_t n,
+		    struct dbr_recipe *rc);
+/* Adds a stored row (metric ID's INCL and EXCL) to the metrics it makes,
+ * in OUT_INCL and OUT_EXCL (by the index asked for). */
+void dbr_recipe_add(const struct dbr_recipe *rc, sqlite3_int64 id, double incl, double excl,
+		    double *out_incl, double *out_excl);
+/* SQL that sums metric K over rows of the stored values: "sum(VALUE *
+ * CASE ID WHEN 2 THEN 1 ... ELSE 0 END)", numbers only (malloc'd). */
+char *dbr_recipe_sum_sql(const struct dbr_recipe *rc, int k, const char *id_column,
+			 const char *value_column);
+void dbr_recipe_free(struct dbr_recipe *rc);
+
 /* ---- tree.c: the context tree in memory, and the callers of a frame ------------ */
 
 struct dbr_ctx {
@@ -113,8 +144,9 @@ struct dbr_tree {
 
 /* The whole tree (read once, then kept); NULL after setting the error. */
 const struct dbr_tree *dbr_tree(struct dbr *r);
-/* Reads each context's METRIC for EVENT into INCL and EXCL (arrays of
- * r->ncontexts, indexed by id - 1; untouched where there is no value). */
+/* Adds each context's METRIC for EVENT to INCL and EXCL (arrays of
+ * r->ncontexts, indexed by id - 1, zero where there is no value: the
+ * caller zeroes them). */
 int dbr_tree_values(struct dbr *r, const char *event, const char *metric, double *incl,
 		    double *excl);
 int dbr_is_frame(char kind);

@@ -70,34 +70,6 @@ void dbr_procedures_free(struct dbr_procedure *p, size_t count)
 	free(p);
 }
 
-/* By metrics.id: the index in METRICS (N) of EVENT's metric of that
- * number, -1 for others; *COUNT entries.  NULL after setting the error. */
-static int *metric_indexes(struct dbr *r, const char *event, const char *const *metrics, size_t n,
-			   size_t *count)
-{
-	sqlite3_stmt *s = dbr_prepare(r, "SELECT id, metric FROM " TBL_METRICS " WHERE event = ?");
-	if (!s)
-		return NULL;
-	sqlite3_bind_text(s, 1, event, -1, SQLITE_STATIC);
-	int *index = NULL;
-	size_t cap = 0;
-	*count = 0;
-	while (sqlite3_step(s) == SQLITE_ROW) {
-		sqlite3_int64 id = sqlite3_column_int64(s, 0);
-		if (id < 0 || id > 1000000)
-			continue;
-		if ((size_t)id >= *count) {
-			grow_array(&index, &cap, (size_t)id + 1, sizeof *index);
-			for (size_t i = *count; i <= (size_t)id; i++)
-				index[i] = -1;
-			*count = (size_t)id + 1;
-		}
-		index[id] = dbr_metric_index(metrics, n, (const char *)sqlite3_column_text(s, 1));
-	}
-	sqlite3_finalize(s);
-	return index ? index : xcalloc(1, sizeof *index);
-}
-
 int dbr_procedure_frames(struct dbr *r, const struct dbr_procedure *p, const char *event,
 			 const char *const *metrics, size_t n, int64_t **ids,
 			 struct dbr_procedure **values, struct dbr_caller_of **callers,
@@ -118,7 +90,7 @@ int dbr_procedure_frames(struct dbr *r, const struct dbr_procedure *p, const cha
 	/* The caller too (dbr_callers' rule), at no extra scan. */
 #define FRAMES_BY_NUMBER_SQL                                                    \
 	"SELECT c.id, v.metric_id, v.inclusive, v.exclusive, k.id, k.kind_id, k.procedure_id " \
-	"FROM " TBL_CONTEXT_TREE " c JOIN context_values v ON v.context_id = c.id "  \
+	"FROM " TBL_CONTEXT_TREE " c JOIN %s v ON v.context_id = c.id AND v.metric_id IN %s " \
 	"JOIN " TBL_CONTEXT_TREE " u ON u.id = c.parent_id JOIN " TBL_CONTEXT_TREE " k " \
 	"ON k.id = CASE WHEN u.kind_id IN (SELECT id FROM names WHERE name IN ('"    \
 	KIND_CALLSITE "', '" KIND_STATEMENT "')) THEN u.parent_id ELSE u.id END "     \
@@ -126,16 +98,21 @@ int dbr_procedure_frames(struct dbr *r, const struct dbr_procedure *p, const cha
 	" AND c.file_id IS " NAME_ID("?4") " AND c.kind_id IN (SELECT id FROM names "  \
 	"WHERE name IN ('" KIND_FRAME "', '" KIND_INLINED "')) ORDER BY c.id"
 	int by_number = r->schema >= 7;
-	size_t nindex = 0;
-	int *index = by_number ? metric_indexes(r, event, metrics, n, &nindex) : NULL;
-	if (by_number && !index)
+	struct dbr_recipe recipe = { 0 };
+	if (by_number && dbr_recipe_init(r, event, metrics, n, &recipe) < 0)
 		return -1;
-	sqlite3_stmt *s = by_number ? dbr_prepare(r, FRAMES_BY_NUMBER_SQL)
-			  : dbr_prepare_metrics(r, r->schema >= 6 ? FRAMES_SQL(VALUES_BY_NAME)
-								  : FRAMES_SQL(TBL_CONTEXT_METRICS),
-						metrics, n, event);
+	sqlite3_stmt *s;
+	if (by_number) {
+		char *sql = xasprintf(FRAMES_BY_NUMBER_SQL, recipe.table, recipe.ids);
+		s = dbr_prepare(r, sql);
+		free(sql);
+	} else {
+		s = dbr_prepare_metrics(r, r->schema >= 6 ? FRAMES_SQL(VALUES_BY_NAME)
+							  : FRAMES_SQL(TBL_CONTEXT_METRICS),
+					metrics, n, event);
+	}
 	if (!s) {
-		free(index);
+		dbr_recipe_free(&recipe);
 		return -1;
 	}
 	sqlite3_bind_text(s, 2, p->procedure, -1, SQLITE_STATIC);
@@ -146,13 +123,9 @@ int dbr_procedure_frames(struct dbr *r, const struct dbr_procedure *p, const cha
 	int rc;
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		int64_t id = sqlite3_column_int64(s, 0);
-		int k;
-		if (by_number) {
-			sqlite3_int64 m = sqlite3_column_int64(s, 1);
-			k = m >= 0 && (size_t)m < nindex ? index[m] : -1;
-		} else {
-			k = dbr_metric_index(metrics, n, (const char *)sqlite3_column_text(s, 1));
-		}
+		/* By number: every row is one the recipe uses. */
+		int k = by_number ? 0
+			: dbr_metric_index(metrics, n, (const char *)sqlite3_column_text(s, 1));
 		if (k < 0)
 			continue;
 		if (!*count || (*ids)[*count - 1] != id) {
@@ -172,11 +145,17 @@ int dbr_procedure_frames(struct dbr *r, const struct dbr_procedure *p, const cha
 			}
 			(*ids)[(*count)++] = id;
 		}
-		(*values)[*count - 1].incl[k] = sqlite3_column_double(s, 2);
-		(*values)[*count - 1].excl[k] = sqlite3_column_double(s, 3);
+		struct dbr_procedure *v = &(*values)[*count - 1];
+		if (by_number) {
+			dbr_recipe_add(&recipe, sqlite3_column_int64(s, 1), sqlite3_column_double(s, 2),
+				       sqlite3_column_double(s, 3), v->incl, v->excl);
+		} else {
+			v->incl[k] = sqlite3_column_double(s, 2);
+			v->excl[k] = sqlite3_column_double(s, 3);
+		}
 	}
 	sqlite3_finalize(s);
-	free(index);
+	dbr_recipe_free(&recipe);
 	if (rc == SQLITE_DONE && callers) {
 		/* Older schemas, and callers that need a walk, the other way. */
 		if (!by_number)

@@ -2,6 +2,7 @@
 #include "internal.h"
 #include "tools.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,8 +19,8 @@ static sqlite3_stmt *prepare_for(struct dbr *r, const char *sql, int64_t id, con
 }
 
 /* The mean, minimum, maximum and deviation prof computed over threads. */
-static int read_spread(struct dbr *r, int64_t id, const char *event, const char *metric,
-		       const char *which, struct dbr_spread *out)
+static int read_spread_before_6(struct dbr *r, int64_t id, const char *event,
+				const char *metric, const char *which, struct dbr_spread *out)
 {
 	char *sql = xasprintf("SELECT %s_mean, %s_min, %s_max, %s_stddev FROM " TBL_CONTEXT_METRICS
 			      " WHERE context_id = ?1 AND event = ?2 AND metric = ?3",
@@ -36,6 +37,45 @@ static int read_spread(struct dbr *r, int64_t id, const char *event, const char 
 		out->stddev = sqlite3_column_double(s, 3);
 	}
 	sqlite3_finalize(s);
+	return 0;
+}
+
+/* From schema 6 the statistics are a view's, which reads every row of a
+ * metric to answer for one context (seconds on a large database): the
+ * same figures from the context's own per-thread rows.  Over all threads
+ * with values anywhere (culprit_info.value_threads): a thread without a
+ * value here counts 0. */
+static int read_spread(struct dbr *r, int64_t id, const char *event, const char *metric,
+		       const char *which, struct dbr_spread *out)
+{
+	if (r->schema < 6)
+		return read_spread_before_6(r, id, event, metric, which, out);
+	char *sql = xasprintf("SELECT %s, (SELECT CAST(value AS REAL) FROM " TBL_INFO
+			      " WHERE key = 'value_threads') FROM " TBL_CONTEXT_THREAD_METRICS
+			      " WHERE context_id = ?1 AND event = ?2 AND metric = ?3", which);
+	sqlite3_stmt *s = prepare_for(r, sql, id, event, metric);
+	free(sql);
+	if (!s)
+		return -1;
+	double n = 0, sum = 0, squares = 0, min = 0, max = 0;
+	size_t rows = 0, nonzero = 0;
+	while (sqlite3_step(s) == SQLITE_ROW) {
+		double v = sqlite3_column_double(s, 0);
+		n = sqlite3_column_double(s, 1);
+		max = rows++ == 0 || v > max ? v : max;
+		if (v != 0)
+			min = nonzero++ == 0 || v < min ? v : min;
+		sum += v;
+		squares += v * v;
+	}
+	sqlite3_finalize(s);
+	if (rows == 0 || n <= 0)
+		return 0;
+	out->have = 1;
+	out->mean = sum / n;
+	out->min = (double)nonzero < n ? 0.0 : min;
+	out->max = max;
+	out->stddev = sqrt(fmax(0, squares / n - out->mean * out->mean));
 	return 0;
 }
 

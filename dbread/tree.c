@@ -141,21 +141,12 @@ static struct dbr_tree *read_tree(struct dbr *r)
 	return t;
 }
 
-const struct dbr_tree *dbr_tree(struct dbr *r)
+/* Before schema 6 the values are a table by name. */
+static int tree_values_before_6(struct dbr *r, const char *event, const char *metric,
+				double *incl, double *excl)
 {
-	if (!r->tree)
-		r->tree = read_tree(r);
-	return r->tree;
-}
-
-int dbr_tree_values(struct dbr *r, const char *event, const char *metric, double *incl,
-		    double *excl)
-{
-	sqlite3_stmt *s = dbr_prepare(r, r->schema >= 6
-		? "SELECT context_id, inclusive, exclusive FROM " VALUES_BY_NAME
-		  " WHERE event = ? AND metric = ?"
-		: "SELECT context_id, inclusive, exclusive FROM " TBL_CONTEXT_METRICS
-		  " WHERE event = ? AND metric = ?");
+	sqlite3_stmt *s = dbr_prepare(r, "SELECT context_id, inclusive, exclusive FROM "
+				      TBL_CONTEXT_METRICS " WHERE event = ? AND metric = ?");
 	if (!s)
 		return -1;
 	sqlite3_bind_text(s, 1, event, -1, SQLITE_STATIC);
@@ -170,6 +161,40 @@ int dbr_tree_values(struct dbr *r, const char *event, const char *metric, double
 	}
 	sqlite3_finalize(s);
 	return rc == SQLITE_DONE ? 0 : dbr_fail_sql(r);
+}
+
+const struct dbr_tree *dbr_tree(struct dbr *r)
+{
+	if (!r->tree)
+		r->tree = read_tree(r);
+	return r->tree;
+}
+
+int dbr_tree_values(struct dbr *r, const char *event, const char *metric, double *incl,
+		    double *excl)
+{
+	if (r->schema < 6)
+		return tree_values_before_6(r, event, metric, incl, excl);
+	struct dbr_recipe rc;
+	if (dbr_recipe_init(r, event, &metric, 1, &rc) < 0)
+		return -1;
+	char *sql = xasprintf("SELECT context_id, metric_id, inclusive, exclusive FROM %s "
+			      "WHERE metric_id IN %s", rc.table, rc.ids);
+	sqlite3_stmt *s = dbr_prepare(r, sql);
+	free(sql);
+	int rc_step = SQLITE_ERROR;
+	while (s && (rc_step = sqlite3_step(s)) == SQLITE_ROW) {
+		sqlite3_int64 id = id_index(s, 0);
+		if (id < 0 || id >= r->ncontexts)
+			continue;
+		dbr_recipe_add(&rc, sqlite3_column_int64(s, 1), sqlite3_column_double(s, 2),
+			       sqlite3_column_double(s, 3), &incl[id], &excl[id]);
+	}
+	sqlite3_finalize(s);
+	dbr_recipe_free(&rc);
+	if (!s)
+		return -1;
+	return rc_step == SQLITE_DONE ? 0 : dbr_fail_sql(r);
 }
 
 int dbr_is_frame(char kind)

@@ -15,6 +15,16 @@
 /* The number of threads the per-context statistics are over. */
 #define VALUE_THREADS "(SELECT n FROM value_threads)"
 
+/* A derived metric's value in COLUMN beside w's, stored in TABLE: plus
+ * derived_plus's, minus derived_minus's (0 where there is none); the
+ * arithmetic stored_derivable() in tables.c checks. */
+#define DERIVED_TERM(op, which, column, table, same)                          \
+	" " op " coalesce((SELECT x." column " FROM " table " x"                 \
+	" WHERE x.context_id = w.context_id AND x.metric_id = d." which same "), 0)"
+#define DERIVED_TERMS(column, table, same)                                    \
+	DERIVED_TERM("+", "derived_plus", column, table, same)                 \
+	DERIVED_TERM("-", "derived_minus", column, table, same)
+
 const char db_schema_sql[] =
 	/* What made the database. */
 	"CREATE TABLE culprit_info (key TEXT PRIMARY KEY, value TEXT) WITHOUT ROWID;\n"
@@ -41,7 +51,12 @@ const char db_schema_sql[] =
 	"  event TEXT REFERENCES events(event), metric TEXT, unit TEXT, description TEXT,\n"
 	"  total REAL, percent REAL,\n"
 	/* Its number in context_values, and what its percentages are of. */
-	"  id INTEGER UNIQUE, percent_base REAL, PRIMARY KEY (event, metric));\n"
+	"  id INTEGER UNIQUE, percent_base REAL,\n"
+	/* effort and useful_work, when not stored (schema 9): computed from
+	 * the metric derived_from (work), plus derived_plus (idleness), minus
+	 * derived_minus (overhead); all NULL for a stored metric. */
+	"  derived_from INTEGER, derived_plus INTEGER, derived_minus INTEGER,\n"
+	"  PRIMARY KEY (event, metric));\n"
 	"CREATE TABLE modules (\n"
 	"  id INTEGER PRIMARY KEY, path TEXT, build_id TEXT, line_info INTEGER, problem TEXT,\n"
 	"  file TEXT);\n"
@@ -80,14 +95,37 @@ const char db_schema_sql[] =
 	"  LEFT JOIN names d ON d.id = t.folded_id;\n"
 	/* Values as stored: numbers, not names, and only those not zero;
 	 * the views below give them their documented names and columns. */
-	"CREATE TABLE context_values (\n"
+	"CREATE TABLE stored_values (\n"
 	"  context_id INTEGER REFERENCES context_tree(id), metric_id INTEGER REFERENCES metrics(id),\n"
 	"  inclusive REAL, exclusive REAL,\n"
 	"  PRIMARY KEY (context_id, metric_id)) WITHOUT ROWID;\n"
-	"CREATE TABLE context_thread_values (\n"
+	"CREATE TABLE stored_thread_values (\n"
 	"  context_id INTEGER REFERENCES context_tree(id), metric_id INTEGER REFERENCES metrics(id),\n"
 	"  thread_id INTEGER REFERENCES threads(id), inclusive REAL, exclusive REAL,\n"
 	"  PRIMARY KEY (context_id, metric_id, thread_id)) WITHOUT ROWID;\n"
+	/* The stored values, and the metrics computed from them (metrics.
+	 * derived_from): half of all rows, where they are not stored. */
+	"CREATE VIEW context_values (context_id, metric_id, inclusive, exclusive) AS\n"
+	"  SELECT context_id, metric_id, inclusive, exclusive FROM stored_values\n"
+	"  UNION ALL\n"
+	"  SELECT context_id, metric_id, inclusive, exclusive FROM (\n"
+	"    SELECT w.context_id AS context_id, d.id AS metric_id,\n"
+	"      w.inclusive" DERIVED_TERMS("inclusive", "stored_values", "") " AS inclusive,\n"
+	"      w.exclusive" DERIVED_TERMS("exclusive", "stored_values", "") " AS exclusive\n"
+	"    FROM metrics d JOIN stored_values w ON w.metric_id = d.derived_from)\n"
+	"  WHERE inclusive <> 0 OR exclusive <> 0;\n"
+	"CREATE VIEW context_thread_values (context_id, metric_id, thread_id, inclusive,\n"
+	"    exclusive) AS\n"
+	"  SELECT context_id, metric_id, thread_id, inclusive, exclusive FROM stored_thread_values\n"
+	"  UNION ALL\n"
+	"  SELECT context_id, metric_id, thread_id, inclusive, exclusive FROM (\n"
+	"    SELECT w.context_id AS context_id, d.id AS metric_id, w.thread_id AS thread_id,\n"
+	"      w.inclusive" DERIVED_TERMS("inclusive", "stored_thread_values",
+					   " AND x.thread_id = w.thread_id") " AS inclusive,\n"
+	"      w.exclusive" DERIVED_TERMS("exclusive", "stored_thread_values",
+					   " AND x.thread_id = w.thread_id") " AS exclusive\n"
+	"    FROM metrics d JOIN stored_thread_values w ON w.metric_id = d.derived_from)\n"
+	"  WHERE inclusive <> 0 OR exclusive <> 0;\n"
 	/* The number of threads the per-context statistics are over: all
 	 * threads with values anywhere (a thread without a value at a
 	 * context counts 0 there). */

@@ -164,6 +164,8 @@ struct ctree *ctree_new(const struct experiment *e, const struct ovh_rules *rule
 	struct ctree *t = xcalloc(1, sizeof *t);
 	size_t cap = 0;
 
+	t->thread_derivable = 1;
+
 	t->str = strtab_new();
 	for (int k = 0; k < CTX_KINDS; k++)
 		t->kind_name[k] = intern(t, ctx_kind_name[k]);
@@ -615,6 +617,70 @@ static void gather_thread_values(struct ctree *t, const struct exp_thread *th, c
 	free(col);
 }
 
+int ctree_derived_metric(const struct ctree *t, uint32_t m, uint32_t *from, uint32_t *plus,
+			 uint32_t *minus)
+{
+	const struct ctx_derived *d = &t->derived[t->metric[m].event];
+	*from = *plus = *minus = CTX_NONE;
+	if (d->work == CTX_NONE || d->overhead == CTX_NONE || (m != d->effort && m != d->useful))
+		return 0;
+	*from = d->work;
+	if (m == d->effort)
+		*plus = d->idleness;
+	else
+		*minus = d->overhead;
+	return 1;
+}
+
+/* Equal but for the rounding of sums taken in another order. */
+static int nearly(double a, double b)
+{
+	return fabs(a - b) <= 1e-9 * fmax(fabs(a), fabs(b));
+}
+
+int ctree_derived_matches(const double from[2], const double plus[2], const double minus[2],
+			  const double value[2])
+{
+	/* As SQLite computes it: (from + plus) - minus, in doubles. */
+	double in = from[0] + plus[0] - minus[0], ex = from[1] + plus[1] - minus[1];
+	int computed = (from[0] != 0 || from[1] != 0) && (in != 0 || ex != 0);
+	int stored = value[0] != 0 || value[1] != 0;
+	if (computed != stored)
+		return 0;
+	return !stored || (nearly(in, value[0]) && nearly(ex, value[1]));
+}
+
+/* Metric M's pair at entry E of A, zeros where the thread has none. */
+static void acc_pair(const struct acc *a, uint32_t m, size_t e, double out[2])
+{
+	const double *in = m == CTX_NONE ? NULL : acc_inclusive(a, m);
+	out[0] = in ? in[e] : 0;
+	out[1] = in ? acc_exclusive(a, m)[e] : 0;
+}
+
+/* Clears T->thread_derivable unless the views would give this thread's
+ * effort and useful_work from its other values, at every context. */
+static void check_derivable(struct ctree *t, const struct acc *a)
+{
+	size_t n = acc_count(a);
+	for (uint32_t m = 0; m < t->nmetric && t->thread_derivable; m++) {
+		uint32_t from, plus, minus;
+		if (!ctree_derived_metric(t, m, &from, &plus, &minus))
+			continue;
+		for (size_t e = 0; e < n; e++) {
+			double f[2], p[2], x[2], v[2];
+			acc_pair(a, from, e, f);
+			acc_pair(a, plus, e, p);
+			acc_pair(a, minus, e, x);
+			acc_pair(a, m, e, v);
+			if (!ctree_derived_matches(f, p, x, v)) {
+				t->thread_derivable = 0;
+				break;
+			}
+		}
+	}
+}
+
 /* Adds the thread's values gathered in A to T's, and passes each to SINK. */
 static void add_values(struct ctree *t, const struct exp_thread *th, const struct acc *a,
 		       ctx_thread_sink sink, void *arg)
@@ -658,6 +724,7 @@ void ctree_add_thread(struct ctree *t, struct exp_thread *th, ctx_thread_sink si
 		for (size_t e = 0; e < n; e++)
 			t->secondary[acc_context(a, e)] = 1;
 	}
+	check_derivable(t, a);
 	add_values(t, th, a, sink, arg);
 	for (size_t m = 0; m < t->nmetric; m++)
 		t->metric[m].total += totals[m];

@@ -114,7 +114,23 @@ struct ctree {
 	 * (threads.seq > 0) has values at or below it; see ctree_secondary. */
 	uint8_t *secondary;
 	size_t nsecondary;
+	/* Whether every thread's effort and useful_work are what the
+	 * database's views compute from its work, idleness and overhead
+	 * (ctree_derived_matches), so that they need not be stored. */
+	int thread_derivable;
 };
+
+/* Whether metric M is one the database can compute (effort,
+ * useful_work): then *FROM is work, *PLUS idleness or *MINUS overhead
+ * (CTX_NONE where not used). */
+int ctree_derived_metric(const struct ctree *t, uint32_t m, uint32_t *from, uint32_t *plus,
+			 uint32_t *minus);
+
+/* Whether the views' arithmetic, FROM + PLUS - MINUS as inclusive and
+ * exclusive pairs, gives VALUE: a row where VALUE has one (not both
+ * zero) and none where it has none, equal but for rounding. */
+int ctree_derived_matches(const double from[2], const double plus[2], const double minus[2],
+			  const double value[2]);
 
 /* Called for each (context, metric) a thread has a value at, after the
  * thread is merged: the thread's own inclusive and exclusive values. */

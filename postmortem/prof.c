@@ -314,6 +314,7 @@ struct analysis {
 	const struct ctree *tree;
 	const struct diag_thresholds *thresholds;
 	struct thread_values *values;
+	int derivable;			/* tables_derivable() */
 	struct diag_result *diagnosis;	/* the result */
 };
 
@@ -322,7 +323,7 @@ struct analysis {
 static void *analyse(void *arg)
 {
 	struct analysis *an = arg;
-	thread_values_sort(an->values);
+	thread_values_sort(an->values, an->derivable);
 	an->diagnosis = diagnose(an->tree, an->thresholds);
 	return NULL;
 }
@@ -334,7 +335,8 @@ static int write_results(sqlite3 *db, const struct prof_options *o, struct prof 
 			 struct thread_values *values, char *warning, size_t size)
 {
 	progress_update("%zu contexts", p->tree->n);
-	tables_write_events(db, p->tree);
+	int derivable = tables_derivable(p->tree);
+	tables_write_events(db, p->tree, derivable);
 	waits_write_threads(db);
 	uint64_t expected = 0, read = 0;
 	for (size_t i = 0; i < p->e.nproc; i++) {
@@ -343,7 +345,7 @@ static int write_results(sqlite3 *db, const struct prof_options *o, struct prof 
 	}
 	quality_write(db, expected, read);
 	const uint32_t *sole = thread_values_sole(values);
-	struct analysis an = { p->tree, &o->thresholds, values, NULL };
+	struct analysis an = { p->tree, &o->thresholds, values, derivable, NULL };
 	/* The diagnoses walk the tree recursively, and a tree can be as deep
 	 * as the collector's depth limit (a million frames): a stack of its
 	 * own, reserved, not used, unless the tree is that deep. */
@@ -355,7 +357,7 @@ static int write_results(sqlite3 *db, const struct prof_options *o, struct prof 
 	pthread_attr_destroy(&attr);
 	if (started && o->jobs == 1)
 		pthread_join(worker, NULL);	/* one job: one thing at a time */
-	tables_write_tree(db, p->tree, sole);
+	tables_write_tree(db, p->tree, sole, derivable);
 	if (started && o->jobs > 1)
 		pthread_join(worker, NULL);
 	else if (!started)
@@ -363,7 +365,7 @@ static int write_results(sqlite3 *db, const struct prof_options *o, struct prof 
 	progress_update("%zu trace records", p->trace.n);
 	trace_rows_write(db, &p->trace);
 	progress_update("%zu per-thread values", thread_values_count(values));
-	thread_values_write(values);
+	thread_values_write(values, derivable);
 	progress_update("procedures");
 	tables_write_procedures(db, p->tree);
 	progress_update("diagnoses");

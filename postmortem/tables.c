@@ -146,25 +146,33 @@ const uint32_t *thread_values_sole(struct thread_values *v)
 	return v->sole;
 }
 
-void thread_values_sort(struct thread_values *v)
+/* Whether metric M is left to the views when DERIVABLE. */
+static int left_to_views(const struct ctree *t, uint32_t m, int derivable)
+{
+	uint32_t from, plus, minus;
+	return derivable && ctree_derived_metric(t, m, &from, &plus, &minus);
+}
+
+void thread_values_sort(struct thread_values *v, int derivable)
 {
 	const uint32_t *sole = thread_values_sole(v);
 	/* A context one thread reached: its total says it all.  The rest
 	 * (a few rows in six, typically) go in key order. */
 	size_t n = 0;
 	for (size_t i = 0; i < v->nrows; i++)
-		if (sole[v->rows[i].ctx] == SOLE_SEVERAL)
+		if (sole[v->rows[i].ctx] == SOLE_SEVERAL &&
+		    !left_to_views(v->tree, v->rows[i].metric, derivable))
 			v->rows[n++] = v->rows[i];
 	v->nrows = n;
 	qsort(v->rows, n, sizeof *v->rows, by_key);
 	v->sorted = 1;
 }
 
-void thread_values_write(struct thread_values *v)
+void thread_values_write(struct thread_values *v, int derivable)
 {
 	if (!v->sorted)
-		thread_values_sort(v);
-	struct db_batch *b = db_batch_new(v->db, "context_thread_values", 5);
+		thread_values_sort(v, derivable);
+	struct db_batch *b = db_batch_new(v->db, "stored_thread_values", 5);
 	for (size_t i = 0; i < v->nrows; i++) {
 		const struct thread_row *r = &v->rows[i];
 		db_batch_int(b, (int64_t)r->ctx + 1);
@@ -363,7 +371,7 @@ static const char *description(const char *name, const char *otherwise)
 	return otherwise;
 }
 
-void tables_write_events(sqlite3 *db, const struct ctree *t)
+void tables_write_events(sqlite3 *db, const struct ctree *t, int derivable)
 {
 	sqlite3_stmt *s = db_prepare(db, "INSERT INTO events VALUES (?,?,?,?,?,?)");
 	for (size_t i = 0; i < t->nevent; i++) {
@@ -385,7 +393,7 @@ void tables_write_events(sqlite3 *db, const struct ctree *t)
 		db_step_reset(db, s);
 	}
 	sqlite3_finalize(s);
-	s = db_prepare(db, "INSERT INTO metrics VALUES (?,?,?,?,?,?,?,?)");
+	s = db_prepare(db, "INSERT INTO metrics VALUES (?,?,?,?,?,?,?,?,?,?,?)");
 	for (size_t i = 0; i < t->nmetric; i++) {
 		const struct ctx_metric *m = &t->metric[i];
 		char *described = NULL;
@@ -400,6 +408,17 @@ void tables_write_events(sqlite3 *db, const struct ctree *t)
 		bind_percent(s, 6, m->total, percent_base(t, (uint32_t)i));
 		sqlite3_bind_int64(s, 7, (sqlite3_int64)i + 1);	/* context_values.metric_id */
 		bind_real(s, 8, percent_base(t, (uint32_t)i));
+		uint32_t from[3];
+		if (left_to_views(t, (uint32_t)i, derivable))
+			ctree_derived_metric(t, (uint32_t)i, &from[0], &from[1], &from[2]);
+		else
+			from[0] = from[1] = from[2] = CTX_NONE;
+		for (int k = 0; k < 3; k++) {
+			if (from[k] == CTX_NONE)
+				sqlite3_bind_null(s, 9 + k);
+			else
+				sqlite3_bind_int64(s, 9 + k, (sqlite3_int64)from[k] + 1);
+		}
 		db_step_reset(db, s);
 		free(described);
 	}
@@ -464,7 +483,36 @@ static void write_contexts(sqlite3 *db, const struct ctree *t, const uint32_t *s
 	free(used);
 }
 
-void tables_write_tree(sqlite3 *db, const struct ctree *t, const uint32_t *sole)
+/* Context I's pair of metric M, zeros for CTX_NONE. */
+static void stat_pair(const struct ctree *t, uint32_t i, uint32_t m, double out[2])
+{
+	const struct ctx_stat *st = m == CTX_NONE ? NULL : ctree_stat(t, i, m);
+	out[0] = st ? st->incl : 0;
+	out[1] = st ? st->excl : 0;
+}
+
+int tables_derivable(const struct ctree *t)
+{
+	if (!t->thread_derivable)
+		return 0;
+	for (uint32_t m = 0; m < t->nmetric; m++) {
+		uint32_t from, plus, minus;
+		if (!ctree_derived_metric(t, m, &from, &plus, &minus))
+			continue;
+		for (uint32_t i = 0; i < t->n; i++) {
+			double f[2], p[2], x[2], v[2];
+			stat_pair(t, i, from, f);
+			stat_pair(t, i, plus, p);
+			stat_pair(t, i, minus, x);
+			stat_pair(t, i, m, v);
+			if (!ctree_derived_matches(f, p, x, v))
+				return 0;
+		}
+	}
+	return 1;
+}
+
+void tables_write_tree(sqlite3 *db, const struct ctree *t, const uint32_t *sole, int derivable)
 {
 	sqlite3_stmt *info = db_prepare(db, "INSERT INTO culprit_info VALUES ('value_threads', ?)");
 
@@ -475,11 +523,14 @@ void tables_write_tree(sqlite3 *db, const struct ctree *t, const uint32_t *sole)
 	/* One table at a time: each insert then appends to one B-tree. */
 	write_contexts(db, t, sole);
 	progress_update("context values");
-	struct db_batch *v = db_batch_new(db, "context_values", 4);
+	uint8_t *skip = xcalloc(t->nmetric + 1, 1);
+	for (uint32_t k = 0; k < t->nmetric; k++)
+		skip[k] = (uint8_t)left_to_views(t, k, derivable);
+	struct db_batch *v = db_batch_new(db, "stored_values", 4);
 	for (size_t i = 0; i < t->n; i++) {
 		for (size_t k = 0; k < t->nmetric; k++) {
 			const struct ctx_stat *st = ctree_stat(t, (uint32_t)i, (uint32_t)k);
-			if (st->incl == 0 && st->excl == 0)
+			if ((st->incl == 0 && st->excl == 0) || skip[k])
 				continue;
 			db_batch_int(v, (int64_t)i + 1);
 			db_batch_int(v, (int64_t)k + 1);
@@ -488,6 +539,7 @@ void tables_write_tree(sqlite3 *db, const struct ctree *t, const uint32_t *sole)
 		}
 	}
 	db_batch_finish(v);
+	free(skip);
 }
 
 void tables_write_modules(sqlite3 *db, struct symbolizer *sym)

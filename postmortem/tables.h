@@ -23,11 +23,18 @@ struct symbolizer;
 void tables_write_info(sqlite3 *db, char *const *dirs, int ndirs);
 /* processes, threads, thread_counters and notes: who was measured. */
 void tables_write_identity(sqlite3 *db, const struct experiment *e);
-/* events and metrics, with their descriptions and totals. */
-void tables_write_events(sqlite3 *db, const struct ctree *t);
-/* contexts and context_values: the merged tree and its values.  SOLE
+/* Whether effort and useful_work can be left to the database's views
+ * (metrics.derived_from): the views' arithmetic gives every stored value
+ * of them, per context and per thread, but for rounding.  Almost always;
+ * when not (a value the views would get wrong), they are stored. */
+int tables_derivable(const struct ctree *t);
+/* events and metrics, with their descriptions and totals; DERIVABLE:
+ * tables_derivable's answer. */
+void tables_write_events(sqlite3 *db, const struct ctree *t, int derivable);
+/* context_tree, names and stored_values: the merged tree and its values,
+ * without effort and useful_work when DERIVABLE.  SOLE
  * (thread_values_sole) says which contexts one thread alone reached. */
-void tables_write_tree(sqlite3 *db, const struct ctree *t, const uint32_t *sole);
+void tables_write_tree(sqlite3 *db, const struct ctree *t, const uint32_t *sole, int derivable);
 /* procedure_metrics: each procedure's values, summed over its contexts. */
 void tables_write_procedures(sqlite3 *db, const struct ctree *t);
 /* modules: every module symbolized, with what was wrong with it. */
@@ -58,11 +65,12 @@ size_t thread_values_count(const struct thread_values *v);
 #define SOLE_SEVERAL UINT32_MAX
 const uint32_t *thread_values_sole(struct thread_values *v);
 /* Writes the values of contexts several threads reached into
- * context_thread_values (the others' are their totals) and frees V. */
-void thread_values_write(struct thread_values *v);
-/* Keeps only the rows context_thread_values needs, in its key order:
+ * stored_thread_values (the others' are their totals), without effort
+ * and useful_work when DERIVABLE, and frees V. */
+void thread_values_write(struct thread_values *v, int derivable);
+/* Keeps only the rows stored_thread_values needs, in its key order:
  * the first half of thread_values_write, which touches no database and
  * may run beside other writing (after thread_values_sole). */
-void thread_values_sort(struct thread_values *v);
+void thread_values_sort(struct thread_values *v, int derivable);
 
 #endif

@@ -284,6 +284,30 @@ sql() {
 	sqlite3 -batch "$1" "$2"
 }
 
+# derived_wrong DB VIEW: rows of VIEW (context_metrics or
+# context_thread_metrics) where effort is not work + idleness, or
+# useful_work not work - overhead (rows present where they should not be,
+# or missing, count too).  The views compute both from stored values
+# since schema 9; this holds them to the metrics' definitions.
+derived_wrong() {
+	_k="o.context_id = x.context_id AND o.event = x.event"
+	[ "$2" = context_thread_metrics ] && _k="$_k AND o.thread_id = x.thread_id"
+	sql "$1" "WITH w AS (SELECT * FROM $2 WHERE metric = 'work'),
+	  v AS (SELECT o.*,
+	    o.inclusive + coalesce((SELECT x.inclusive FROM $2 x WHERE $_k AND x.metric = 'idleness'), 0) AS ei,
+	    o.inclusive - coalesce((SELECT x.inclusive FROM $2 x WHERE $_k AND x.metric = 'overhead'), 0) AS ui,
+	    o.exclusive - coalesce((SELECT x.exclusive FROM $2 x WHERE $_k AND x.metric = 'overhead'), 0) AS ue
+	    FROM w o)
+	  SELECT (SELECT count(*) FROM v o WHERE NOT EXISTS (SELECT 1 FROM $2 x WHERE $_k
+	      AND x.metric = 'effort' AND abs(x.inclusive - o.ei) <= 1e-9 * (1 + o.ei)))
+	  + (SELECT count(*) FROM v o WHERE (o.ui > 1e-12 OR o.ue > 1e-12) AND NOT EXISTS (SELECT 1
+	      FROM $2 x WHERE $_k AND x.metric = 'useful_work' AND abs(x.inclusive - o.ui) <= 1e-9 * (1 + o.ui)))
+	  + (SELECT count(*) FROM v o WHERE abs(o.ui) <= 1e-12 AND abs(o.ue) <= 1e-12 AND EXISTS (SELECT 1
+	      FROM $2 x WHERE $_k AND x.metric = 'useful_work'))
+	  + (SELECT count(*) FROM $2 x WHERE x.metric IN ('effort', 'useful_work') AND NOT EXISTS
+	      (SELECT 1 FROM w o WHERE $_k))"
+}
+
 # pm DB PROCEDURE METRIC: the procedure's inclusive cputime METRIC in DB
 # (0 when it has none; nothing when DB is not there).
 pm() {

@@ -67,6 +67,11 @@ for cc in $compilers; do
 	check "$cc imbalance: as idleness:barrier" at_least "$(ratio "$hbar" "$hidle")" 0.95
 	check "$cc imbalance: light iterations carry almost none" \
 		below "$(ratio "$(pm $db light idleness)" "$(pm $db light work)")" 0.05
+	# Idleness and overhead both here: the views' effort and useful_work.
+	check "$cc imbalance: effort and useful_work as defined, at every context" \
+		[ "$(derived_wrong $db context_metrics)" = 0 ]
+	check "$cc imbalance: ... and for every thread" \
+		[ "$(derived_wrong $db context_thread_metrics)" = 0 ]
 	for region in loop_in_region parallel_loop; do
 		# Idleness 2W on work 4W in each kind of barrier.
 		check "$cc imbalance: $region's idleness is half its work, within 0.07" \

@@ -74,13 +74,13 @@ mk() {
 mk loop "UPDATE context_tree SET parent_id = 3 WHERE id = 2"
 mk self "UPDATE context_tree SET parent_id = id"
 mk types "UPDATE context_tree SET parent_id = 'abc', depth = x'00ff', line = 'x';
-	  UPDATE context_values SET inclusive = 'zz', exclusive = x'01'"
-mk huge "UPDATE context_values SET inclusive = 1e308, exclusive = -1e308;
+	  UPDATE stored_values SET inclusive = 'zz', exclusive = x'01'"
+mk huge "UPDATE stored_values SET inclusive = 1e308, exclusive = -1e308;
 	 UPDATE context_tree SET depth = 9223372036854775807, line = -5"
 mk badids "UPDATE context_tree SET procedure_id = 99999, kind_id = -1 WHERE id > 1;
-	   UPDATE context_values SET metric_id = 9999 WHERE context_id = 2"
+	   UPDATE stored_values SET metric_id = 9999 WHERE context_id = 2"
 mk nonames "DELETE FROM names"
-mk notable "DROP TABLE context_values"
+mk notable "DROP TABLE stored_values"
 mk noview "DROP VIEW contexts"
 mk nometrics "DELETE FROM metrics"
 mk trace "UPDATE trace SET context_id = 999999 WHERE rowid % 3 = 0;
@@ -106,6 +106,6 @@ for db in loop self types huge badids nonames notable noview nometrics trace not
 done
 timeout 20 "$CULPRIT" report notable.db 2> r.err
 check "a database without a table says it is damaged and how to remake it" \
-	grep -q "is damaged: it has no context_values; make it again" r.err
+	grep -q "is damaged: it has no stored_values; make it again" r.err
 
 done_testing

@@ -60,6 +60,30 @@ static void bind_event(struct vmodel *m, sqlite3_stmt *s, int i)
 	sqlite3_bind_text(s, i, event_name(m), -1, SQLITE_STATIC);
 }
 
+/* From schema 6 the values are read as stored, by number (dbr_recipe):
+ * the views that name them, and from schema 9 compute effort and
+ * useful_work, are far slower to join.  RC gets the recipe for METRICS
+ * (N) of the event shown; 0, or -1 after setting the error. */
+static int by_number(struct vmodel *m, const char *const *metrics, size_t n,
+		     struct dbr_recipe *rc)
+{
+	memset(rc, 0, sizeof *rc);
+	if (m->db->schema < 6)
+		return 0;
+	return dbr_recipe_init(m->db, event_name(m), metrics, n, rc) < 0 ? set_error(m) : 1;
+}
+
+/* SQL_FORMAT with the stored values' table and the recipe's ids for its
+ * two %s, prepared. */
+static sqlite3_stmt *prepare_stored(struct vmodel *m, const char *sql_format,
+				    const struct dbr_recipe *rc)
+{
+	char *sql = xasprintf(sql_format, rc->table, rc->ids);
+	sqlite3_stmt *s = prepare(m, sql);
+	free(sql);
+	return s;
+}
+
 int model_open(struct vmodel *m, const char *path, char *err, size_t errlen)
 {
 	memset(m, 0, sizeof *m);
@@ -312,19 +336,30 @@ static int load_callers(struct vmodel *m, struct vrow *r)
 
 static int load_lines(struct vmodel *m, struct vrow *p)
 {
-	sqlite3_stmt *s = prepare(m,
-		"SELECT c.file, c.line, m.metric, sum(m.exclusive) FROM contexts c "
-		"JOIN context_metrics m ON m.context_id = c.id AND m.event = ?1 AND m.metric IN "
-		METRIC_LIST " WHERE c.procedure = ?2 AND c.module IS ?3 AND c.kind = '"
-		KIND_STATEMENT "' GROUP BY c.file, c.line, m.metric ORDER BY c.file, c.line");
-	if (!s)
+#define LINES_SQL(values, which)                                               \
+	"SELECT c.file, c.line, m.metric, sum(m.exclusive) FROM contexts c JOIN " values \
+	" m ON m.context_id = c.id AND " which " WHERE c.procedure = ?2 AND c.module IS ?3 " \
+	"AND c.kind = '" KIND_STATEMENT "' GROUP BY c.file, c.line, m.metric "      \
+	"ORDER BY c.file, c.line"
+	struct dbr_recipe rc;
+	int stored = by_number(m, vmetric_name, VM_COUNT, &rc);
+	if (stored < 0)
 		return -1;
+	sqlite3_stmt *s = stored
+		? prepare_stored(m, LINES_SQL("(SELECT context_id, metric_id AS metric, exclusive "
+					      "FROM %s)", "m.metric IN %s"), &rc)
+		: prepare(m, LINES_SQL("context_metrics", "m.event = ?1 AND m.metric IN "
+				       METRIC_LIST));
+	if (!s) {
+		dbr_recipe_free(&rc);
+		return -1;
+	}
 	bind_event(m, s, 1);
 	sqlite3_bind_text(s, 2, p->procedure, -1, SQLITE_STATIC);
 	sqlite3_bind_text(s, 3, p->module, -1, SQLITE_STATIC);
 	struct vrow *cur = NULL;
-	int rc;
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+	int step;
+	while ((step = sqlite3_step(s)) == SQLITE_ROW) {
 		const char *f = (const char *)sqlite3_column_text(s, 0);
 		int line = sqlite3_column_int(s, 1);
 		if (!cur || cur->line != line || !f || !cur->file || strcmp(cur->file, f) != 0) {
@@ -336,14 +371,20 @@ static int load_lines(struct vmodel *m, struct vrow *p)
 			cur->leaf = 1;
 			row_add_kid(p, cur);
 		}
+		double sum = sqlite3_column_double(s, 3);
+		if (stored) {
+			dbr_recipe_add(&rc, sqlite3_column_int64(s, 2), sum, sum, cur->incl, cur->excl);
+			continue;
+		}
 		int k = metric_index((const char *)sqlite3_column_text(s, 2));
 		if (k >= 0)
-			cur->incl[k] = cur->excl[k] = sqlite3_column_double(s, 3);
+			cur->incl[k] = cur->excl[k] = sum;
 	}
-	if (rc != SQLITE_DONE)
+	if (step != SQLITE_DONE)
 		set_sql_error(m, "reading a procedure's lines");
 	sqlite3_finalize(s);
-	return rc == SQLITE_DONE ? 0 : -1;
+	dbr_recipe_free(&rc);
+	return step == SQLITE_DONE ? 0 : -1;
 }
 
 int model_load_top(struct vmodel *m, enum vview view, struct vrow *root)
@@ -353,18 +394,35 @@ int model_load_top(struct vmodel *m, enum vview view, struct vrow *root)
 	if (view != VIEW_CCT)
 		return load_procedures(m, root);
 	/* The program root itself, then its children. */
-	sqlite3_stmt *s = prepare(m,
-		"SELECT c.id, c.procedure, m.metric, m.inclusive, m.exclusive FROM contexts c "
-		"LEFT JOIN context_metrics m ON m.context_id = c.id AND m.event = ?1 AND m.metric IN "
-		METRIC_LIST " WHERE c.id = 1");
-	if (!s)
+#define ROOT_SQL(values, which)                                                \
+	"SELECT c.id, c.procedure, m.metric, m.inclusive, m.exclusive FROM contexts c "  \
+	"LEFT JOIN " values " m ON m.context_id = c.id AND " which " WHERE c.id = 1"
+	struct dbr_recipe rc;
+	int stored = by_number(m, vmetric_name, VM_COUNT, &rc);
+	if (stored < 0)
 		return -1;
+	sqlite3_stmt *s = stored
+		? prepare_stored(m, ROOT_SQL("(SELECT context_id, metric_id AS metric, inclusive, "
+					     "exclusive FROM %s)", "m.metric IN %s"), &rc)
+		: prepare(m, ROOT_SQL("context_metrics", "m.event = ?1 AND m.metric IN "
+				      METRIC_LIST));
+	if (!s) {
+		dbr_recipe_free(&rc);
+		return -1;
+	}
 	bind_event(m, s, 1);
 	struct vrow *r = row_new(root, VK_ROOT);
 	r->id = 1;
 	while (sqlite3_step(s) == SQLITE_ROW) {
 		if (!r->procedure)
 			r->procedure = dbr_text(s, 1);
+		if (stored) {
+			if (sqlite3_column_type(s, 2) != SQLITE_NULL)
+				dbr_recipe_add(&rc, sqlite3_column_int64(s, 2),
+					       sqlite3_column_double(s, 3),
+					       sqlite3_column_double(s, 4), r->incl, r->excl);
+			continue;
+		}
 		int k = metric_index((const char *)sqlite3_column_text(s, 2));
 		if (k >= 0) {
 			r->incl[k] = sqlite3_column_double(s, 3);
@@ -372,6 +430,7 @@ int model_load_top(struct vmodel *m, enum vview view, struct vrow *root)
 		}
 	}
 	sqlite3_finalize(s);
+	dbr_recipe_free(&rc);
 	row_add_kid(root, r);
 	r->expanded = 1;
 	return model_load_children(m, view, r);
@@ -483,10 +542,25 @@ size_t model_line_values(struct vmodel *m, const char *procedure, const char *fi
 {
 	*lines = NULL;
 	*values = NULL;
-	sqlite3_stmt *s = prepare(m,
-		"SELECT c.line, sum(m.inclusive) FROM contexts c JOIN context_metrics m ON "
-		"m.context_id = c.id AND m.event = ?1 AND m.metric = ?2 WHERE c.procedure = ?3 AND "
-		"c.kind IN ('statement', 'callsite') AND c.file IS ?4 GROUP BY c.line ORDER BY c.line");
+#define LINE_VALUES_SQL(value, values, which)                                  \
+	"SELECT c.line, " value " FROM contexts c JOIN " values " m ON m.context_id = c.id " \
+	"AND " which " WHERE c.procedure = ?3 AND c.kind IN ('statement', 'callsite') AND " \
+	"c.file IS ?4 GROUP BY c.line ORDER BY c.line"
+	struct dbr_recipe rc;
+	sqlite3_stmt *s = NULL;
+	int stored = by_number(m, &vmetric_name[metric], 1, &rc);
+	if (stored > 0) {
+		char *sum = dbr_recipe_sum_sql(&rc, 0, "m.metric_id", "m.inclusive");
+		char *sql = xasprintf(LINE_VALUES_SQL("%s", "%s", "m.metric_id IN %s"), sum,
+				      rc.table, rc.ids);
+		s = prepare(m, sql);
+		free(sql);
+		free(sum);
+	} else if (stored == 0) {
+		s = prepare(m, LINE_VALUES_SQL("sum(m.inclusive)", "context_metrics",
+					       "m.event = ?1 AND m.metric = ?2"));
+	}
+	dbr_recipe_free(&rc);
 	if (!s)
 		return 0;
 	bind_event(m, s, 1);
@@ -507,12 +581,28 @@ size_t model_line_values(struct vmodel *m, const char *procedure, const char *fi
 
 size_t model_search(struct vmodel *m, const char *what, int metric, int64_t *ids, size_t max)
 {
-	sqlite3_stmt *s = prepare(m,
-		"SELECT c.id FROM contexts c LEFT JOIN context_metrics m ON m.context_id = c.id AND "
-		"m.event = ?1 AND m.metric = ?2 WHERE c.kind IN ('frame', 'inlined') AND "
-		"instr(lower(c.procedure), lower(?3)) > 0 AND coalesce(m.inclusive, 0) > 0 "
-		"ORDER BY m.inclusive DESC, c.id LIMIT ?4");
+	/* Frames with a value above zero: a join, grouped by context. */
+#define SEARCH_SQL(value, values, which)                                       \
+	"SELECT c.id, " value " AS v FROM contexts c JOIN " values " m ON m.context_id = c.id " \
+	"AND " which " WHERE c.kind IN ('frame', 'inlined') AND "                    \
+	"instr(lower(c.procedure), lower(?3)) > 0 GROUP BY c.id HAVING v > 0 "       \
+	"ORDER BY v DESC, c.id LIMIT ?4"
+	struct dbr_recipe rc;
+	sqlite3_stmt *s = NULL;
 	size_t n = 0;
+	int stored = by_number(m, &vmetric_name[metric], 1, &rc);
+	if (stored > 0) {
+		char *sum = dbr_recipe_sum_sql(&rc, 0, "m.metric_id", "m.inclusive");
+		char *sql = xasprintf(SEARCH_SQL("%s", "%s", "m.metric_id IN %s"), sum, rc.table,
+				      rc.ids);
+		s = prepare(m, sql);
+		free(sql);
+		free(sum);
+	} else if (stored == 0) {
+		s = prepare(m, SEARCH_SQL("sum(m.inclusive)", "context_metrics",
+					  "m.event = ?1 AND m.metric = ?2"));
+	}
+	dbr_recipe_free(&rc);
 	if (!s)
 		return 0;
 	bind_event(m, s, 1);
