@@ -116,6 +116,32 @@ check "prof: structure: the per-thread view adds up to the context values everyw
 	[ "$(sql t.db "select count(*) from context_metrics m where abs(m.inclusive - (select sum(inclusive)
 		from context_thread_metrics t where t.context_id = m.context_id and t.event = m.event
 		and t.metric = m.metric)) > 1e-9 * (1 + m.inclusive)")" = 0 ]
+# A database of the previous schema (8: every value stored, in tables named
+# context_values and context_thread_values) reads the same.
+cp t.db v8.db
+sql v8.db "CREATE TABLE cv AS SELECT * FROM context_values;
+	CREATE TABLE ctv AS SELECT * FROM context_thread_values;
+	DROP VIEW context_values; DROP VIEW context_thread_values;
+	CREATE TABLE context_values (context_id INTEGER, metric_id INTEGER, inclusive REAL,
+	  exclusive REAL, PRIMARY KEY (context_id, metric_id)) WITHOUT ROWID;
+	CREATE TABLE context_thread_values (context_id INTEGER, metric_id INTEGER,
+	  thread_id INTEGER, inclusive REAL, exclusive REAL,
+	  PRIMARY KEY (context_id, metric_id, thread_id)) WITHOUT ROWID;
+	INSERT INTO context_values SELECT * FROM cv ORDER BY 1, 2;
+	INSERT INTO context_thread_values SELECT * FROM ctv ORDER BY 1, 2, 3;
+	DROP TABLE cv; DROP TABLE ctv; DROP TABLE stored_values; DROP TABLE stored_thread_values;
+	PRAGMA user_version = 8" > /dev/null
+same=yes
+for args in "" "--metric=effort" "--metric=useful_work --view=callers" "--metric=effort --view=flat"; do
+	# shellcheck disable=SC2086
+	"$CULPRIT" report $args t.db 2>&1 | tail -n +2 > r9.out
+	# shellcheck disable=SC2086
+	"$CULPRIT" report $args v8.db 2>&1 | tail -n +2 > r8.out
+	cmp -s r9.out r8.out || same="no, with '$args'"
+done
+check "prof: a schema 8 database (every value stored) reports the same as schema 9: $same" \
+	[ "$same" = yes ] && [ "$(sql v8.db 'PRAGMA user_version')" = 8 ] && [ -s r8.out ]
+
 # A deep tree, contexts of one thread: the bytes it takes per context.
 profile deep "$PROGRAMS/recurse" 3000 100000000 > /dev/null
 prof deep
