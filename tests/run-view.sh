@@ -262,6 +262,106 @@ check "view: a database from a newer culprit: one line, status 1" \
 check "view: without a terminal: one line saying to use culprit report" \
 	sh -c "[ $? = 1 ] && [ \$(wc -l < notty.err) = 1 ] && grep -q 'needs a terminal' notty.err && [ ! -s notty.out ]"
 
+# ---- the timeline pane (t) -------------------------------------------------------------
+# Known phases (a serial 300 ms, a parallel 400 ms, an imbalanced 200 ms;
+# the program prints when each began and ended), on two threads, at 80x24.
+profile_e tl REALTIME@f1000 "$PROGRAMS/phases" 2 300 400 200 > tl.out
+prof tl
+origin=$(sql tl.db "SELECT value FROM culprit_info WHERE key = 'trace_origin'")
+duration=$(sql tl.db "SELECT value FROM culprit_info WHERE key = 'trace_duration'")
+# phase_at NAME FIELD: a phase's start (2) or end (3), as a share of the run.
+phase_at() {
+	awk -v p="$1" -v f="$2" -v o="$origin" -v d="$duration" \
+		'$1 == "phase" && $2 == p { printf "%.4f\n", ($f - o) / d }' tl.out
+}
+# cells LINE: the cells of a thread's row (after the 13 columns of label).
+cells() {
+	printf '%s\n' "$1" | cut -c14-
+}
+start tl 80 24 "'$CULPRIT' view tl.db"
+wait_for tl "calling context"
+keys tl t
+check "timeline: t opens the pane, at 80x24" wait_for tl " timeline +# work"
+screen tl > tl.screen
+main_row=$(grep -E '^[0-9]+ ' tl.screen | sed -n 1p)
+worker_row=$(grep -E '^[0-9]+ ' tl.screen | sed -n 2p)
+check "timeline: a row per thread" [ -n "$worker_row" ] && [ "$(grep -cE '^[0-9]+ ' tl.screen)" = 2 ]
+w=$(cells "$worker_row" | awk '{ print length($0) }')
+# The worker idles through the serial phase, works, and idles at the end
+# of the imbalanced one: where its work starts and ends, as shares.
+first=$(cells "$worker_row" | awk -v w="$w" '{ printf "%.4f", (index($0, "#") - 1) / w }')
+last=$(cells "$worker_row" | awk -v w="$w" '{ n = 0; for (i = 1; i <= length($0); i++)
+	if (substr($0, i, 1) == "#") n = i; printf "%.4f", n / w }')
+note "timeline: worker works from $first to $last of the run; parallel phase from $(phase_at parallel 3) (serial end) "
+check "timeline: the worker's work starts when the serial phase ends, within 10% of the run" \
+	near "$first" "$(phase_at serial 4)" 0.1
+check "timeline: ... and ends within the imbalanced phase, idle after it" \
+	awk -v l="$last" -v a="$(phase_at imbalanced 3)" -v b="$(phase_at imbalanced 4)" \
+		'BEGIN { exit !(l > a && l < b - 0.03) }'
+check "timeline: the main thread works throughout" \
+	[ "$(cells "$main_row" | tr -d '# ' | wc -c)" -le 3 ]
+# The selected context's samples in reverse: serial_work's are the serial phase.
+keys tl / serial_work Enter
+wait_for tl "serial_work"
+sleep 0.3
+$TMUX_CMD capture-pane -t tl -p -e > tl.esc
+rev=$(python3 -c '
+import re, sys
+for line in open(sys.argv[1]).read().split("\n"):
+    plain = re.sub(r"\x1b\[[0-9;]*m", "", line)
+    if not re.match(r"^[0-9]+ ", plain): continue
+    on, col, cols = False, 0, []
+    i = 0
+    while i < len(line):
+        m = re.match(r"\x1b\[([0-9;]*)m", line[i:])
+        if m:
+            for c in (m.group(1) or "0").split(";"):
+                if c in ("0", "27"): on = False
+                if c == "7": on = True
+            i += m.end(); continue
+        if on and col >= 13 and line[i] != " ": cols.append(col - 13)
+        col += 1; i += 1
+    w = len(plain) - 13
+    print("%.4f %.4f %d" % ((min(cols) if cols else -1) / w, (max(cols) + 1 if cols else -1) / w, len(cols)))
+    break' tl.esc)
+note "timeline: serial_work's samples in reverse: from, to, cells: $rev"
+check "timeline: the selected serial_work highlights the serial phase, within 10%" \
+	sh -c "set -- $rev; [ \$3 -gt 3 ] && awk -v a=\$1 -v b=\$2 -v e=$(phase_at serial 4) \
+		'BEGIN { exit !(a < 0.1 && b > e - 0.1 && b < e + 0.1) }'"
+# A range in the middle of the parallel phase: the views show only it.
+keys tl Escape 2> /dev/null
+from=$(phase_at parallel 3) to=$(phase_at parallel 4)
+n1=$(awk -v a="$from" -v b="$to" -v w="$w" 'BEGIN { printf "%d", (a + (b - a) * 0.15) * w }')
+n2=$(awk -v a="$from" -v b="$to" -v w="$w" 'BEGIN { printf "%d", (b - a) * 0.7 * w }')
+i=0; while [ $i -lt "$n1" ]; do keys tl .; i=$((i + 1)); done
+keys tl '['
+i=0; while [ $i -lt "$n2" ]; do keys tl .; i=$((i + 1)); done
+keys tl ']'
+check "timeline: [ and ] choose a range; the title says it" wait_for tl "realtime [0-9.]+-[0-9.]+s"
+keys tl g
+check "timeline: in the range the calling context shows the parallel phase" \
+	wait_for tl "parallel_work"
+check "timeline: ... and neither the serial nor the imbalanced one" \
+	sh -c "! $TMUX_CMD capture-pane -t tl -p | grep -Eq 'serial_work|imbalanced_work'"
+keys tl 3
+check "timeline: the flat view too" wait_for tl "parallel_work"
+check "timeline: ... without serial_work" sh -c "! $TMUX_CMD capture-pane -t tl -p | grep -q serial_work"
+keys tl x 1
+check "timeline: x shows the whole run again" wait_for tl "serial_work"
+# The whole run as a range gives the whole run's figures (the trace's
+# samples against the stored tree).
+whole=$(screen tl | grep -m1 '<program root>')
+i=0; while [ $i -lt 90 ]; do keys tl ,; i=$((i + 1)); done
+keys tl '['
+i=0; while [ $i -lt 90 ]; do keys tl .; i=$((i + 1)); done
+keys tl ']'
+wait_for tl "realtime 0.00-"
+ranged=$(screen tl | grep -m1 '<program root>')
+note "timeline: whole run '$whole'; as a range '$ranged'"
+check "timeline: the whole run as a range has the whole run's values" [ "$whole" = "$ranged" ]
+keys tl q
+check "timeline: quits cleanly" wait_for tl "^EXIT=0$"
+
 # ---- a large database ---------------------------------------------------------------
 "$srcdir/bench/gen_db.sh" c.db big.db 1000000 > /dev/null
 check "view: a generated database with a million contexts" \

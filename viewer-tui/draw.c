@@ -15,7 +15,6 @@
 #include <wchar.h>
 #include <wctype.h>
 
-enum { C_HOT = 1, C_WARM, C_DIM, C_TITLE, C_GOOD };
 
 const char *const vmetric_title[VM_COUNT] = {
 	[VM_WORK] = "work", [VM_IDLENESS] = "idle", [VM_OVERHEAD] = "ovhd",
@@ -38,11 +37,11 @@ void draw_init_colors(struct vui *u)
 		return;
 	start_color();
 	use_default_colors();
-	init_pair(C_HOT, COLOR_RED, -1);
-	init_pair(C_WARM, COLOR_YELLOW, -1);
-	init_pair(C_DIM, COLOR_CYAN, -1);
-	init_pair(C_TITLE, COLOR_BLACK, COLOR_CYAN);
-	init_pair(C_GOOD, COLOR_GREEN, -1);
+	init_pair(VC_HOT, COLOR_RED, -1);
+	init_pair(VC_WARM, COLOR_YELLOW, -1);
+	init_pair(VC_DIM, COLOR_CYAN, -1);
+	init_pair(VC_TITLE, COLOR_BLACK, COLOR_CYAN);
+	init_pair(VC_GOOD, COLOR_GREEN, -1);
 }
 
 static attr_t color(const struct vui *u, int pair)
@@ -91,6 +90,11 @@ static void put(int y, int x, int width, const char *s, attr_t attr)
 	attron(attr);
 	mvaddnwstr(y, x, out, (int)n);
 	attroff(attr);
+}
+
+void draw_put(int y, int x, int width, const char *s, unsigned int attr)
+{
+	put(y, x, width, s, (attr_t)attr);
 }
 
 /* A blank box with a border. */
@@ -174,7 +178,7 @@ static void draw_cell(const struct vui *u, int y, int x, const struct vcolumn *c
 	attr_t a = base;
 	if (!(base & A_REVERSE) && c->metric != VM_SAMPLES && c->metric != VM_USEFUL &&
 	    c->metric != VM_WORK && c->metric != VM_EFFORT)
-		a |= p >= 20 ? color(u, C_HOT) : p >= 5 ? color(u, C_WARM) : 0;
+		a |= p >= 20 ? color(u, VC_HOT) : p >= 5 ? color(u, VC_WARM) : 0;
 	else if (!(base & A_REVERSE))
 		a |= p >= 20 ? A_BOLD : 0;
 	put(y, x, cell_width(u), buf, a);
@@ -283,8 +287,8 @@ static void draw_rows(struct vui *u)
 		row_label(u, r, label + at, sizeof label - (size_t)at);
 		attr_t a = base;
 		if (r->diagnosed) {
-			put(y, tree_x + indent + 1, 1, "!", base | A_BOLD | color(u, C_HOT));
-			a |= A_BOLD | (i == sel ? 0 : color(u, C_HOT));
+			put(y, tree_x + indent + 1, 1, "!", base | A_BOLD | color(u, VC_HOT));
+			a |= A_BOLD | (i == sel ? 0 : color(u, VC_HOT));
 		}
 		put(y, tree_x + indent + 2, COLS - tree_x - indent - 2, label, a);
 	}
@@ -439,13 +443,13 @@ static void draw_detail(struct vui *u, const struct vrow *r)
 			snprintf(buf, sizeof buf, "no source line%s%s", r->module ? "; in " : "",
 				 r->module ? r->module : "");
 		put(y, 1, 6, "where", A_BOLD);
-		put(y++, 7, COLS - 8, buf, color(u, C_DIM));
+		put(y++, 7, COLS - 8, buf, color(u, VC_DIM));
 	}
 	if (y < end) {
 		put(y, 1, 6, "why", A_BOLD);
 		const char *d = cache.diag ? cache.diag : r->id ? "no diagnosis" :
 				"diagnoses are for calling contexts (view 1)";
-		attr_t a = cache.diag ? color(u, C_HOT) | A_BOLD : A_DIM;
+		attr_t a = cache.diag ? color(u, VC_HOT) | A_BOLD : A_DIM;
 		size_t w = (size_t)(COLS > 8 ? COLS - 8 : 1), len = strlen(d);
 		/* Up to two lines, broken at a space. */
 		size_t take = len;
@@ -461,16 +465,16 @@ static void draw_detail(struct vui *u, const struct vrow *r)
 	}
 	if (cache.calls && y < end) {
 		snprintf(buf, sizeof buf, "in runtime calls: %s", cache.calls);
-		put(y++, 7, COLS - 8, buf, color(u, C_HOT));
+		put(y++, 7, COLS - 8, buf, color(u, VC_HOT));
 	}
 	const char *folded = r->id ? model_folded(u->m, r->id) : NULL;
 	if (folded && y < end) {
 		put(y, 1, 6, "folds", A_BOLD);
-		put(y++, 7, COLS - 8, folded, color(u, C_DIM));
+		put(y++, 7, COLS - 8, folded, color(u, VC_DIM));
 	}
 	if (cache.waits && y < end) {
 		put(y, 1, 6, "waits", A_BOLD);
-		put(y++, 7, COLS - 8, cache.waits, color(u, C_WARM));
+		put(y++, 7, COLS - 8, cache.waits, color(u, VC_WARM));
 	}
 	if (y >= end)
 		return;
@@ -507,8 +511,8 @@ static void draw_detail(struct vui *u, const struct vrow *r)
 		memset(bar + fill, '.', (size_t)(barw - fill));
 		bar[barw] = 0;
 		put(by, bx, 17, name, 0);
-		put(by, bx + 17, barw, bar, t->value >= top * 0.999 && top > 0 ? color(u, C_HOT)
-					     : color(u, C_GOOD));
+		put(by, bx + 17, barw, bar, t->value >= top * 0.999 && top > 0 ? color(u, VC_HOT)
+					     : color(u, VC_GOOD));
 		put(by, bx + 18 + barw, 10, val, 0);
 	}
 	if (shown < s->nthreads && end - 1 >= u->pane_y) {
@@ -533,7 +537,7 @@ static void draw_source(struct vui *u, const struct vrow *r)
 		return;
 	}
 	if (cache.source_error) {
-		put(y, 1, COLS - 2, cache.source_error, color(u, C_WARM));
+		put(y, 1, COLS - 2, cache.source_error, color(u, VC_WARM));
 		return;
 	}
 	int at = r->line > 0 ? r->line : 1;
@@ -554,7 +558,7 @@ static void draw_source(struct vui *u, const struct vrow *r)
 		}
 		snprintf(num, sizeof num, "%5d%s", line, line == at ? ">" : " ");
 		double p = percent_of(u, c->metric, v);
-		put(y + k, 0, 16, cell, p >= 5 ? color(u, C_HOT) | A_BOLD : p > 0 ? color(u, C_WARM) : 0);
+		put(y + k, 0, 16, cell, p >= 5 ? color(u, VC_HOT) | A_BOLD : p > 0 ? color(u, VC_WARM) : 0);
 		put(y + k, 17, 6, num, line == at ? A_BOLD : A_DIM);
 		put(y + k, 24, COLS - 24, cache.lines[line - 1], line == at ? A_BOLD : 0);
 	}
@@ -617,7 +621,8 @@ void draw(struct vui *u)
 	int avail = LINES - 3;
 	u->pane_h = 0;
 	if (u->pane != PANE_NONE && avail >= 8) {
-		u->pane_h = avail / 2 - 1;
+		/* The timeline wants a row per thread. */
+		u->pane_h = u->pane == PANE_TIMELINE ? avail * 3 / 5 : avail / 2 - 1;
 		if (u->pane_h < 4)
 			u->pane_h = 4;
 	}
@@ -644,11 +649,16 @@ void draw(struct vui *u)
 		size_t n = strlen(tabs);
 		snprintf(tabs + n, sizeof tabs - n, " %d %s ", v + 1, vview_name[v]);
 	}
-	char filter[32] = "";
+	char filter[96] = "";
+	double from, to;
 	if (u->filter > 0)
 		snprintf(filter, sizeof filter, " >=%g%%", u->filter);
+	if (timeline_range(u, &from, &to)) {
+		size_t n = strlen(filter);
+		snprintf(filter + n, sizeof filter - n, " %.2f-%.2fs", from, to);
+	}
 	snprintf(right, sizeof right, " [e] %s%s %s ? help ", e->name, filter, tabs);
-	attr_t ta = u->color ? color(u, C_TITLE) : A_REVERSE;
+	attr_t ta = u->color ? color(u, VC_TITLE) : A_REVERSE;
 	fill_line(0, ta);
 	int room = COLS - (int)strlen(right) - 9;
 	put(0, 0, 8, " culprit", ta | A_BOLD);
@@ -664,7 +674,7 @@ void draw(struct vui *u)
 	int x = COLS - (int)strlen(right);
 	if (x < 9)
 		x = 9;
-	char ev[64];
+	char ev[160];
 	snprintf(ev, sizeof ev, " [e] %s%s ", e->name, filter);
 	put(0, x, COLS - x, ev, ta);
 	x += (int)strlen(ev);
@@ -680,16 +690,22 @@ void draw(struct vui *u)
 
 	struct vrow *r = ui_selected(u);
 	if (u->pane_h) {
-		fill_cache(u, r);
+		if (u->pane != PANE_TIMELINE)
+			fill_cache(u, r);
 		char head[256];
-		snprintf(head, sizeof head, " %s%s%s%s ", u->pane == PANE_DETAIL ? "details" : "source",
+		snprintf(head, sizeof head, " %s%s%s%s ", u->pane == PANE_DETAIL ? "details"
+			 : u->pane == PANE_TIMELINE ? "timeline" : "source",
 			 u->pane == PANE_SOURCE && r && r->file ? ": " : "",
 			 u->pane == PANE_SOURCE && r && r->file ? r->file : "",
-			 u->pane == PANE_SOURCE ? "  (each line's value, calls included)" : "");
+			 u->pane == PANE_SOURCE ? "  (each line's value, calls included)"
+			 : u->pane == PANE_TIMELINE ? "  # work  = overhead  . idle  ~ culprit;"
+			   "  , . move  z Z zoom  [ ] range  x clear" : "");
 		fill_line(u->pane_y - 1, A_REVERSE);
 		put(u->pane_y - 1, 0, COLS, head, A_REVERSE | A_BOLD);
 		if (u->pane == PANE_DETAIL)
 			draw_detail(u, r);
+		else if (u->pane == PANE_TIMELINE)
+			timeline_draw(u, u->pane_y, u->pane_h);
 		else
 			draw_source(u, r);
 	}

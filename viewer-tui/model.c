@@ -84,6 +84,21 @@ static sqlite3_stmt *prepare_stored(struct vmodel *m, const char *sql_format,
 	return s;
 }
 
+/* The viewer's metrics: STORED_SQL (its two %s as prepare_stored's) from
+ * schema 6, with *STORED set and RC the recipe; NAMED_SQL before.  NULL
+ * after setting the error, RC freed. */
+static sqlite3_stmt *prepare_values(struct vmodel *m, const char *stored_sql,
+				    const char *named_sql, struct dbr_recipe *rc, int *stored)
+{
+	*stored = by_number(m, vmetric_name, VM_COUNT, rc);
+	if (*stored < 0)
+		return NULL;
+	sqlite3_stmt *s = *stored ? prepare_stored(m, stored_sql, rc) : prepare(m, named_sql);
+	if (!s)
+		dbr_recipe_free(rc);
+	return s;
+}
+
 int model_open(struct vmodel *m, const char *path, char *err, size_t errlen)
 {
 	memset(m, 0, sizeof *m);
@@ -167,6 +182,22 @@ static void copy_values(struct vrow *row, const double *incl, const double *excl
 	memcpy(row->excl, excl, sizeof row->excl);
 }
 
+/* A context row's values in the timeline's range, when one is chosen;
+ * 0 when it has none there (it is then not shown). */
+static int range_values(const struct vmodel *m, struct vrow *row)
+{
+	if (!m->range_incl)
+		return 1;
+	if (row->id < 1 || row->id > m->max_id)
+		return 0;
+	size_t at = (size_t)(row->id - 1) * VM_COUNT;
+	copy_values(row, m->range_incl + at, m->range_excl + at);
+	for (int k = 0; k < VM_COUNT; k++)
+		if (row->incl[k] != 0)
+			return 1;
+	return 0;
+}
+
 /* The children of row R's context (call sites looked through). */
 static int load_context_kids(struct vmodel *m, struct vrow *r)
 {
@@ -187,7 +218,10 @@ static int load_context_kids(struct vmodel *m, struct vrow *r)
 		k->leaf = k->kind == VK_STATEMENT;
 		k->diagnosed = model_is_diagnosed(m, k->id);
 		copy_values(k, c[i].incl, c[i].excl);
-		row_add_kid(r, k);
+		if (range_values(m, k))
+			row_add_kid(r, k);
+		else
+			row_free(k);
 	}
 	dbr_children_free(c, n);
 	return 0;
@@ -199,6 +233,8 @@ static int load_procedures(struct vmodel *m, struct vrow *root)
 {
 	struct dbr_procedure *p;
 	size_t n;
+	if (m->range_incl)
+		return range_procedures(m, root);
 	if (dbr_procedures(m->db, event_name(m), vmetric_name, VM_COUNT, &p, &n) < 0)
 		return set_error(m);
 	for (size_t i = 0; i < n; i++) {
@@ -238,6 +274,8 @@ static int load_instances(struct vmodel *m, struct vrow *p)
 		memcpy(p->ivals[i].excl, v[i].excl, sizeof p->ivals[i].excl);
 	}
 	dbr_procedures_free(v, n);
+	if (m->range_incl)
+		range_instances(m, p);
 	return 0;
 }
 
@@ -336,24 +374,20 @@ static int load_callers(struct vmodel *m, struct vrow *r)
 
 static int load_lines(struct vmodel *m, struct vrow *p)
 {
+	if (m->range_incl)
+		return range_lines(m, p);
 #define LINES_SQL(values, which)                                               \
 	"SELECT c.file, c.line, m.metric, sum(m.exclusive) FROM contexts c JOIN " values \
 	" m ON m.context_id = c.id AND " which " WHERE c.procedure = ?2 AND c.module IS ?3 " \
 	"AND c.kind = '" KIND_STATEMENT "' GROUP BY c.file, c.line, m.metric "      \
 	"ORDER BY c.file, c.line"
 	struct dbr_recipe rc;
-	int stored = by_number(m, vmetric_name, VM_COUNT, &rc);
-	if (stored < 0)
+	int stored;
+	sqlite3_stmt *s = prepare_values(m, LINES_SQL("(SELECT context_id, metric_id AS metric, "
+		"exclusive FROM %s)", "m.metric IN %s"), LINES_SQL("context_metrics",
+		"m.event = ?1 AND m.metric IN " METRIC_LIST), &rc, &stored);
+	if (!s)
 		return -1;
-	sqlite3_stmt *s = stored
-		? prepare_stored(m, LINES_SQL("(SELECT context_id, metric_id AS metric, exclusive "
-					      "FROM %s)", "m.metric IN %s"), &rc)
-		: prepare(m, LINES_SQL("context_metrics", "m.event = ?1 AND m.metric IN "
-				       METRIC_LIST));
-	if (!s) {
-		dbr_recipe_free(&rc);
-		return -1;
-	}
 	bind_event(m, s, 1);
 	sqlite3_bind_text(s, 2, p->procedure, -1, SQLITE_STATIC);
 	sqlite3_bind_text(s, 3, p->module, -1, SQLITE_STATIC);
@@ -398,18 +432,12 @@ int model_load_top(struct vmodel *m, enum vview view, struct vrow *root)
 	"SELECT c.id, c.procedure, m.metric, m.inclusive, m.exclusive FROM contexts c "  \
 	"LEFT JOIN " values " m ON m.context_id = c.id AND " which " WHERE c.id = 1"
 	struct dbr_recipe rc;
-	int stored = by_number(m, vmetric_name, VM_COUNT, &rc);
-	if (stored < 0)
+	int stored;
+	sqlite3_stmt *s = prepare_values(m, ROOT_SQL("(SELECT context_id, metric_id AS metric, "
+		"inclusive, exclusive FROM %s)", "m.metric IN %s"), ROOT_SQL("context_metrics",
+		"m.event = ?1 AND m.metric IN " METRIC_LIST), &rc, &stored);
+	if (!s)
 		return -1;
-	sqlite3_stmt *s = stored
-		? prepare_stored(m, ROOT_SQL("(SELECT context_id, metric_id AS metric, inclusive, "
-					     "exclusive FROM %s)", "m.metric IN %s"), &rc)
-		: prepare(m, ROOT_SQL("context_metrics", "m.event = ?1 AND m.metric IN "
-				      METRIC_LIST));
-	if (!s) {
-		dbr_recipe_free(&rc);
-		return -1;
-	}
 	bind_event(m, s, 1);
 	struct vrow *r = row_new(root, VK_ROOT);
 	r->id = 1;
@@ -431,6 +459,7 @@ int model_load_top(struct vmodel *m, enum vview view, struct vrow *root)
 	}
 	sqlite3_finalize(s);
 	dbr_recipe_free(&rc);
+	range_values(m, r);
 	row_add_kid(root, r);
 	r->expanded = 1;
 	return model_load_children(m, view, r);

@@ -208,6 +208,26 @@ static void rebuild_all(struct vui *u, int64_t keep_id)
 	relist(u);
 }
 
+void ui_reload(struct vui *u)
+{
+	const struct vrow *r = ui_selected(u);
+	int64_t keep = r && u->view == VIEW_CCT ? r->id : 0;
+	enum vview view = u->view;
+	rebuild_all(u, 0);
+	/* The calling-context view opens where the effort of the new figures
+	 * first splits, as the first screen does; then back to the
+	 * selection, if it has values. */
+	u->view = VIEW_CCT;
+	ensure_view(u);
+	relist(u);
+	follow_hot(u, 0.9);
+	if (keep > 1)
+		reveal(u, keep);
+	u->view = view;
+	ensure_view(u);
+	relist(u);
+}
+
 /* ---- search ---------------------------------------------------------------- */
 
 static void search_step(struct vui *u, int dir)
@@ -411,6 +431,11 @@ static void mouse(struct vui *u)
 		return;
 	}
 #endif
+	if (u->pane == PANE_TIMELINE && ev.y >= u->pane_y && ev.y < u->pane_y + u->pane_h) {
+		timeline_mouse(u, ev.x, (ev.bstate & BUTTON1_PRESSED) != 0,
+			       (ev.bstate & BUTTON1_RELEASED) != 0);
+		return;
+	}
 	if (ev.y >= u->rows_y && ev.y < u->rows_y + u->rows_h &&
 	    (ev.bstate & (BUTTON1_CLICKED | BUTTON1_PRESSED | BUTTON1_DOUBLE_CLICKED))) {
 		size_t i = u->top[u->view] + (size_t)(ev.y - u->rows_y);
@@ -501,6 +526,14 @@ static int pane(struct vui *u, enum vpane p)
 
 static int act_details(struct vui *u) { return pane(u, PANE_DETAIL); }
 static int act_source(struct vui *u) { return pane(u, PANE_SOURCE); }
+static int act_timeline(struct vui *u) { return pane(u, PANE_TIMELINE); }
+static int act_earlier(struct vui *u) { return timeline_move(u, -1); }
+static int act_later(struct vui *u) { return timeline_move(u, 1); }
+static int act_zoom_in(struct vui *u) { return timeline_zoom(u, 0.5); }
+static int act_zoom_out(struct vui *u) { return timeline_zoom(u, 2); }
+static int act_range_start(struct vui *u) { return timeline_mark(u, 0); }
+static int act_range_end(struct vui *u) { return timeline_mark(u, 1); }
+static int act_range_clear(struct vui *u) { return timeline_clear(u); }
 
 static int act_redraw(struct vui *u)
 {
@@ -540,6 +573,16 @@ const struct vkey vkeys[] = {
 	{ { 'N' }, NULL, NULL, act_prev_hit },
 	{ { 'd' }, "d", "details: path, diagnosis, per-thread values", act_details },
 	{ { 's' }, "s", "the source around the selected line", act_source },
+	{ { 't' }, "t", "timeline: threads over time, the selection's samples reversed",
+	  act_timeline },
+	{ { ',' }, ", .", "timeline: move the cursor earlier or later", act_earlier },
+	{ { '.' }, NULL, NULL, act_later },
+	{ { 'z' }, "z Z", "timeline: zoom in or out around the cursor", act_zoom_in },
+	{ { 'Z' }, NULL, NULL, act_zoom_out },
+	{ { '[' }, "[ ] x", "timeline: a range from [ to ] filters the views; x clears it",
+	  act_range_start },
+	{ { ']' }, NULL, NULL, act_range_end },
+	{ { 'x' }, NULL, NULL, act_range_clear },
 	{ { KEY_MOUSE }, "mouse", "click: select, again: expand; the wheel scrolls", act_mouse },
 	{ { '?' }, "?", "this help", act_help },
 	{ { KEY_RESIZE, CTRL('l') }, NULL, NULL, act_redraw },
@@ -658,7 +701,8 @@ static SCREEN *start_screen(void)
 	noecho();
 	keypad(stdscr, TRUE);
 	set_escdelay(50);
-	mousemask(BUTTON1_CLICKED | BUTTON1_PRESSED | BUTTON1_DOUBLE_CLICKED | BUTTON4_PRESSED
+	mousemask(BUTTON1_CLICKED | BUTTON1_PRESSED | BUTTON1_RELEASED | BUTTON1_DOUBLE_CLICKED |
+		  BUTTON4_PRESSED
 #ifdef BUTTON5_PRESSED
 		  | BUTTON5_PRESSED
 #endif
@@ -695,6 +739,7 @@ static void start_ui(struct vui *u, struct vmodel *m, enum vview view)
 
 static void free_ui(struct vui *u)
 {
+	timeline_free(u);
 	for (int v = 0; v < VIEW_COUNT; v++)
 		row_free(u->root[v]);
 	free(u->list.row);

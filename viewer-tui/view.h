@@ -88,6 +88,10 @@ struct vmodel {
 	int64_t *diag_id;
 	size_t ndiag;
 	char *error;		/* the last query's problem, for the status line */
+	/* A time range chosen in the timeline: every context's values in it
+	 * (by id - 1, VM_COUNT each), which the calling-context view shows
+	 * instead of the whole run's; NULL for the whole run.  The timeline's. */
+	const double *range_incl, *range_excl;
 };
 
 /* ---- model.c ---- */
@@ -130,6 +134,15 @@ size_t model_search(struct vmodel *m, const char *text, int metric, int64_t *ids
  * count. */
 size_t model_ancestors(struct vmodel *m, int64_t id, int64_t *ids, size_t max);
 
+/* ---- range.c: the callers and flat views in a time range ---- */
+
+/* The procedures with values in the range, as ROOT's children. */
+int range_procedures(struct vmodel *m, struct vrow *root);
+/* Procedure row P's lines with values in the range, as its children. */
+int range_lines(struct vmodel *m, struct vrow *p);
+/* Procedure row P's frames' values (ivals), the range's. */
+void range_instances(const struct vmodel *m, struct vrow *p);
+
 /* ---- tree.c ---- */
 
 struct vrow *row_new(struct vrow *parent, uint8_t kind);
@@ -149,7 +162,10 @@ void tree_filter(struct vrow *root, const struct vcolumn *c, double threshold);
 
 /* ---- the session (view.c) and the screen (draw.c) ---- */
 
-enum vpane { PANE_NONE, PANE_DETAIL, PANE_SOURCE };
+enum vpane { PANE_NONE, PANE_DETAIL, PANE_SOURCE, PANE_TIMELINE };
+
+/* Colour pairs (draw_init_colors). */
+enum { VC_HOT = 1, VC_WARM, VC_DIM, VC_TITLE, VC_GOOD };
 enum vshow { SHOW_PERCENT, SHOW_VALUE, SHOW_BOTH };
 
 struct vui {
@@ -179,6 +195,7 @@ struct vui {
 	/* --timing: the slowest expansion that read the database */
 	double slowest;
 	char slowest_row[64];
+	struct vtimeline *tl;		/* timeline.c's, once shown */
 };
 
 /* A key's action: returns 0 to quit. */
@@ -193,11 +210,36 @@ extern const size_t nvkeys;
 
 /* The selected row, or NULL. */
 struct vrow *ui_selected(struct vui *u);
+/* Reads every view again (the values changed), keeping the selection. */
+void ui_reload(struct vui *u);
 /* The column rows are sorted by. */
 const struct vcolumn *ui_sort_column(const struct vui *u);
 
 void draw_init_colors(struct vui *u);
 void draw(struct vui *u);
+/* S at Y, X in at most WIDTH columns, any control character made '?'. */
+void draw_put(int y, int x, int width, const char *s, unsigned int attr);
+
+/* ---- the timeline pane (timeline.c) ---- */
+
+/* Draws the pane in H lines from Y, reading the trace the first time. */
+void timeline_draw(struct vui *u, int y, int h);
+/* The cursor CELLS cells later (earlier when negative); the window
+ * follows it. */
+int timeline_move(struct vui *u, int cells);
+/* The window FACTOR times as long, around the cursor. */
+int timeline_zoom(struct vui *u, double factor);
+/* [ (END 0) marks the range's start at the cursor; ] (END 1) its end,
+ * which filters the views to it. */
+int timeline_mark(struct vui *u, int end);
+/* The views show the whole run again. */
+int timeline_clear(struct vui *u);
+/* A mouse event at column X of the pane: a press marks, a release
+ * elsewhere chooses the range, a click moves the cursor. */
+int timeline_mouse(struct vui *u, int x, int pressed, int released);
+/* The range the views show, if one: 1 with *FROM and *TO. */
+int timeline_range(const struct vui *u, double *from, double *to);
+void timeline_free(struct vui *u);
 /* Drops what the panes keep about the selection (it changed beyond what
  * the pane can tell: the event, the pane). */
 void draw_forget(void);

@@ -1,0 +1,209 @@
+/* range.c - the callers and flat views in a time range chosen in the
+ * timeline: each procedure's values summed from its frames' values in the
+ * range (vmodel.range_incl, range_excl), as culprit prof sums the whole
+ * run's into procedure_metrics: a procedure is a name, a module and a
+ * definition file; its exclusive value is its frames' self cost, its
+ * inclusive value its frames' with recursion counted once.  The tree's
+ * names are interned (dbr_tree), so a name is known by its pointer. */
+#define _GNU_SOURCE
+#include "hash.h"
+#include "tools.h"
+#include "view.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct proc {
+	const char *procedure, *module, *file;
+	double incl[VM_COUNT], excl[VM_COUNT];
+	uint32_t active;		/* its frames on the walk's path */
+};
+
+struct procs {
+	struct proc *p;
+	size_t n, cap;
+	uint32_t *slot;			/* index + 1; open addressing */
+	size_t mask;
+};
+
+static size_t proc_hash(const struct dbr_ctx *c)
+{
+	return (size_t)hash_mix((uint64_t)(uintptr_t)c->procedure ^
+				(uint64_t)(uintptr_t)c->module * 31 ^
+				(uint64_t)(uintptr_t)c->file * 131);
+}
+
+static void procs_grow(struct procs *ps)
+{
+	size_t size = ps->slot ? (ps->mask + 1) * 2 : 1024;
+	free(ps->slot);
+	ps->slot = xcalloc(size, sizeof *ps->slot);
+	ps->mask = size - 1;
+	for (size_t q = 0; q < ps->n; q++) {
+		struct dbr_ctx c = { .procedure = ps->p[q].procedure, .module = ps->p[q].module,
+				     .file = ps->p[q].file };
+		size_t h = proc_hash(&c) & ps->mask;
+		while (ps->slot[h])
+			h = (h + 1) & ps->mask;
+		ps->slot[h] = (uint32_t)q + 1;
+	}
+}
+
+/* The procedure of frame C, added the first time. */
+static struct proc *proc_of(struct procs *ps, const struct dbr_ctx *c)
+{
+	if (!ps->slot || 2 * (ps->n + 1) > ps->mask)
+		procs_grow(ps);
+	size_t h = proc_hash(c) & ps->mask;
+	for (; ps->slot[h]; h = (h + 1) & ps->mask) {
+		struct proc *p = &ps->p[ps->slot[h] - 1];
+		if (p->procedure == c->procedure && p->module == c->module && p->file == c->file)
+			return p;
+	}
+	grow_array(&ps->p, &ps->cap, ps->n + 1, sizeof *ps->p);
+	struct proc *p = &ps->p[ps->n];
+	memset(p, 0, sizeof *p);
+	p->procedure = c->procedure;
+	p->module = c->module;
+	p->file = c->file;
+	ps->slot[h] = (uint32_t)++ps->n;
+	return p;
+}
+
+static int is_frame(const struct dbr_ctx *c)
+{
+	return c->kind == KIND_FRAME[0] || c->kind == KIND_INLINED[0];
+}
+
+/* Walks TREE depth first without recursion, summing each frame's values
+ * into its procedure: inclusive only where no frame of the same
+ * procedure is above it. */
+static void sum_frames(const struct vmodel *m, const struct dbr_tree *t, struct procs *ps)
+{
+	uint32_t *stack = xmalloc((t->n + 1) * sizeof *stack);
+	struct proc **of = xcalloc(t->n + 1, sizeof *of);
+	size_t sp = 0;
+	for (size_t root = 0; root < t->n; root++) {
+		if (t->c[root].parent != UINT32_MAX)
+			continue;
+		stack[sp++] = (uint32_t)root;
+		while (sp) {
+			uint32_t top = stack[sp - 1];
+			if (top & 0x80000000u) {	/* leaving */
+				sp--;
+				struct proc *p = of[top & 0x7fffffffu];
+				if (p)
+					p->active--;
+				continue;
+			}
+			stack[sp - 1] = top | 0x80000000u;
+			const struct dbr_ctx *c = &t->c[top];
+			if (is_frame(c)) {
+				struct proc *p = of[top] = proc_of(ps, c);
+				const double *in = m->range_incl + (size_t)top * VM_COUNT;
+				const double *ex = m->range_excl + (size_t)top * VM_COUNT;
+				for (int k = 0; k < VM_COUNT; k++) {
+					if (!p->active)
+						p->incl[k] += in[k];
+					p->excl[k] += ex[k];
+				}
+				p->active++;
+			}
+			for (uint32_t k = c->first; k != UINT32_MAX; k = t->c[k].next)
+				stack[sp++] = k;
+		}
+	}
+	free(of);
+	free(stack);
+}
+
+static int has_value(const double *v)
+{
+	for (int k = 0; k < VM_COUNT; k++)
+		if (v[k] != 0)
+			return 1;
+	return 0;
+}
+
+static char *dup_or_null(const char *s)
+{
+	return s ? xstrdup(s) : NULL;
+}
+
+int range_procedures(struct vmodel *m, struct vrow *root)
+{
+	const struct dbr_tree *t = dbr_tree(m->db);
+	if (!t) {
+		free(m->error);
+		m->error = xstrdup(dbr_error(m->db));
+		return -1;
+	}
+	struct procs ps = { 0 };
+	sum_frames(m, t, &ps);
+	for (size_t q = 0; q < ps.n; q++) {
+		const struct proc *p = &ps.p[q];
+		if (!has_value(p->incl) && !has_value(p->excl))
+			continue;
+		struct vrow *k = row_new(root, VK_PROCEDURE);
+		k->procedure = dup_or_null(p->procedure);
+		k->module = dup_or_null(p->module);
+		k->file = dup_or_null(p->file);
+		memcpy(k->incl, p->incl, sizeof k->incl);
+		memcpy(k->excl, p->excl, sizeof k->excl);
+		row_add_kid(root, k);
+	}
+	free(ps.p);
+	free(ps.slot);
+	return 0;
+}
+
+/* Same string, NULLs equal: names from the database and the tree's. */
+static int same(const char *a, const char *b)
+{
+	return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+int range_lines(struct vmodel *m, struct vrow *p)
+{
+	const struct dbr_tree *t = dbr_tree(m->db);
+	if (!t)
+		return -1;
+	for (size_t i = 0; i < t->n; i++) {
+		const struct dbr_ctx *c = &t->c[i];
+		const double *ex = m->range_excl + i * VM_COUNT;
+		if (c->kind != KIND_STATEMENT[0] || !has_value(ex) || !same(c->procedure, p->procedure) ||
+		    !same(c->module, p->module))
+			continue;
+		struct vrow *row = NULL;
+		for (size_t k = 0; k < p->nkids && !row; k++)
+			if (p->kid[k]->line == c->line && same(p->kid[k]->file, c->file))
+				row = p->kid[k];
+		if (!row) {
+			row = row_new(p, VK_LINE);
+			row->file = dup_or_null(c->file);
+			row->line = c->line;
+			row->procedure = dup_or_null(p->procedure);
+			row->module = dup_or_null(p->module);
+			row->leaf = 1;
+			row_add_kid(p, row);
+		}
+		for (int k = 0; k < VM_COUNT; k++) {
+			row->incl[k] += ex[k];
+			row->excl[k] += ex[k];
+		}
+	}
+	return 0;
+}
+
+void range_instances(const struct vmodel *m, struct vrow *p)
+{
+	for (size_t i = 0; i < p->ninst; i++) {
+		int64_t id = p->inst[i];
+		if (id < 1 || id > m->max_id)
+			continue;
+		memcpy(p->ivals[i].incl, m->range_incl + (size_t)(id - 1) * VM_COUNT,
+		       sizeof p->ivals[i].incl);
+		memcpy(p->ivals[i].excl, m->range_excl + (size_t)(id - 1) * VM_COUNT,
+		       sizeof p->ivals[i].excl);
+	}
+}
