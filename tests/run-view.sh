@@ -281,7 +281,7 @@ cells() {
 start tl 80 24 "'$CULPRIT' view tl.db"
 wait_for tl "calling context"
 keys tl t
-check "timeline: t opens the pane, at 80x24" wait_for tl " timeline +# work"
+check "timeline: t opens the pane, at 80x24" wait_for tl " timeline #work =ovhd"
 screen tl > tl.screen
 main_row=$(grep -E '^[0-9]+ ' tl.screen | sed -n 1p)
 worker_row=$(grep -E '^[0-9]+ ' tl.screen | sed -n 2p)

@@ -258,9 +258,10 @@ int timeline_range(const struct vui *u, double *from, double *to)
 /* What a cell shows: the activity with the most value in it. */
 static const char cell_char[DBR_ACTIVITIES] = {
 	[DBR_ACT_WORK] = '#', [DBR_ACT_OVERHEAD] = '=',
-	[DBR_ACT_IDLE] = '.', [DBR_ACT_IDLE + 1] = '.', [DBR_ACT_IDLE + 2] = '.',
-	[DBR_ACT_IDLE + 3] = '.', [DBR_ACT_IDLE + 4] = '.', [DBR_ACT_IDLE + 5] = '.',
-	[DBR_ACT_IDLE + 6] = '.', [DBR_ACT_MEASUREMENT] = '~',
+	/* Idle, by cause: serial, barrier, lock, taskwait, join, sleep, io. */
+	[DBR_ACT_IDLE] = '.', [DBR_ACT_IDLE + 1] = 'b', [DBR_ACT_IDLE + 2] = 'l',
+	[DBR_ACT_IDLE + 3] = 't', [DBR_ACT_IDLE + 4] = 'j', [DBR_ACT_IDLE + 5] = 's',
+	[DBR_ACT_IDLE + 6] = 'i', [DBR_ACT_MEASUREMENT] = '~',
 };
 
 /* The selected row's context, whose samples are highlighted: 0 for none. */
@@ -372,7 +373,6 @@ void timeline_draw(struct vui *u, int y, int h)
 	double *sums = xcalloc(rows * (size_t)w * DBR_ACTIVITIES + 1, sizeof *sums);
 	uint8_t *hot = xcalloc(rows * (size_t)w + 1, 1);
 	fill_cells(t, focus_of(u, t), w, group, sums, hot);
-	int cursor = column_of(t, t->cursor, w);
 	for (size_t k = 0; k < rows; k++) {
 		char label[64];
 		row_label(t, k, group, label, sizeof label);
@@ -387,8 +387,6 @@ void timeline_draw(struct vui *u, int y, int h)
 			attr_t at = best < 0 ? 0 : activity_attr(u, best);
 			if (hot[k * (size_t)w + (size_t)x])
 				at |= A_REVERSE;
-			if (x == cursor && best < 0)
-				ch = ':';
 			mvaddch(y + 2 + (int)k, LABEL_W + x, ch | at);
 		}
 	}

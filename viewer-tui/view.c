@@ -526,7 +526,14 @@ static int pane(struct vui *u, enum vpane p)
 
 static int act_details(struct vui *u) { return pane(u, PANE_DETAIL); }
 static int act_source(struct vui *u) { return pane(u, PANE_SOURCE); }
-static int act_timeline(struct vui *u) { return pane(u, PANE_TIMELINE); }
+static int act_timeline(struct vui *u)
+{
+	pane(u, PANE_TIMELINE);
+	if (u->pane == PANE_TIMELINE)
+		status(u, "timeline: , . move the cursor  z Z zoom  [ ] a range for the views  "
+		       "x the whole run");
+	return 1;
+}
 static int act_earlier(struct vui *u) { return timeline_move(u, -1); }
 static int act_later(struct vui *u) { return timeline_move(u, 1); }
 static int act_zoom_in(struct vui *u) { return timeline_zoom(u, 0.5); }
@@ -771,9 +778,16 @@ int cmd_view(int argc, char **argv)
 		int ch = getch();
 		if (ch == ERR)
 			continue;
+		double began = now_seconds();
 		if (!key(&u, ch))
 			break;
 		draw(&u);
+		/* A key's whole answer: reading, computing and drawing. */
+		double took = now_seconds() - began;
+		if (took > u.slowest_key) {
+			u.slowest_key = took;
+			u.slowest_key_name = ch;
+		}
 	}
 	endwin();
 	delscreen(screen);
@@ -783,6 +797,9 @@ int cmd_view(int argc, char **argv)
 		if (u.slowest > 0)
 			fprintf(stderr, "culprit view: slowest expansion %.1f ms (%s)\n",
 				u.slowest * 1e3, u.slowest_row);
+		if (u.slowest_key > 0)
+			fprintf(stderr, "culprit view: slowest key %.1f ms (%s)\n",
+				u.slowest_key * 1e3, keyname(u.slowest_key_name));
 	}
 	free_ui(&u);
 	model_close(&m);

@@ -195,6 +195,8 @@ struct vui {
 	/* --timing: the slowest expansion that read the database */
 	double slowest;
 	char slowest_row[64];
+	double slowest_key;		/* ... and the slowest key, drawing included */
+	int slowest_key_name;
 	struct vtimeline *tl;		/* timeline.c's, once shown */
 };
 
