@@ -63,7 +63,11 @@ for cc in $compilers; do
 	# ---- runtime calls that are a waste in code that is not -------------------
 	profile_e mixed-$cc CPUTIME@f2000 "$PROGRAMS/omp_tiny_tasks-$cc" mixed 300 > mixed-$cc.out
 	check "$cc mixed: the program ran" grep -q "omp_tiny_tasks mixed done" mixed-$cc.out
-	prof mixed-$cc
+	# What task creation costs varies tenfold between machines and loads
+	# (CI measured 20.5% once, 1.8% another day): the runtime calls are
+	# diagnosed from 0.5% of all effort, not the default 2%, so that the
+	# check is of where the diagnosis points, not of this machine's libomp.
+	prof --diagnose-share=0.5 mixed-$cc
 	db=mixed-$cc.db
 	first=$(listed $db | head -n 1)
 	note "$cc mixed: $first"
