@@ -361,6 +361,17 @@ note "timeline: whole run '$whole'; as a range '$ranged'"
 check "timeline: the whole run as a range has the whole run's values" [ "$whole" = "$ranged" ]
 keys tl q
 check "timeline: quits cleanly" wait_for tl "^EXIT=0$"
+# A run without a trace: the pane says so, and how to get one.
+"$CULPRIT" run -q --no-trace -o nt "$PROGRAMS/phases" 2 50 50 50 > /dev/null
+prof nt
+start nt 80 24 "'$CULPRIT' view nt.db"
+wait_for nt "calling context"
+keys nt t
+check "timeline: a run without a trace says so in the pane" wait_for nt "recorded no trace"
+keys nt z
+check "timeline: ... and its keys say so too, without failing" wait_for nt "^the run recorded no trace"
+keys nt q
+wait_for nt "^EXIT=0$"
 
 # ---- a large database ---------------------------------------------------------------
 "$srcdir/bench/gen_db.sh" c.db big.db 1000000 > /dev/null

@@ -241,6 +241,21 @@ static void range_values(struct vui *u, struct vtimeline *t)
 	u->m->range_excl = t->range_excl;
 }
 
+void timeline_follow_event(struct vui *u)
+{
+	double from, to;
+	int ranged = timeline_range(u, &from, &to);
+	timeline_free(u);
+	if (!ranged)
+		return;
+	struct vtimeline *t = timeline_of(u);
+	if (t->problem)
+		return;
+	t->range_from = from;
+	t->range_to = to;
+	range_values(u, t);
+}
+
 int timeline_range(const struct vui *u, double *from, double *to)
 {
 	const struct vtimeline *t = u->tl;
@@ -361,7 +376,24 @@ void timeline_draw(struct vui *u, int y, int h)
 	struct vtimeline *t = timeline_of(u);
 	int w = COLS - LABEL_W;
 	if (t->problem || w < 8 || h < 3) {
-		draw_put(y, 0, COLS, t->problem ? t->problem : "too small for the timeline", 0);
+		/* Word-wrapped over the pane's lines. */
+		const char *p = t->problem ? t->problem : "too small for the timeline";
+		for (int line = 0; *p && line < h; line++) {
+			size_t n = strlen(p), room = COLS > 1 ? (size_t)COLS - 1 : 1;
+			if (n > room) {
+				n = room;
+				while (n > 1 && p[n] != ' ')
+					n--;
+				if (n <= 1)
+					n = room;
+			}
+			char part[512];
+			snprintf(part, sizeof part, "%.*s", (int)(n < sizeof part ? n : sizeof part - 1), p);
+			draw_put(y + line, 0, COLS, part, 0);
+			p += n;
+			while (*p == ' ')
+				p++;
+		}
 		return;
 	}
 	draw_axis(u, t, y, w);

@@ -502,6 +502,7 @@ static int act_event(struct vui *u)
 	}
 	u->m->ev = (u->m->ev + 1) % u->m->nevents;
 	model_load_diagnoses(u->m);
+	timeline_follow_event(u);
 	rebuild_all(u, r && u->view == VIEW_CCT ? r->id : 0);
 	status(u, "event: %s", u->m->event[u->m->ev].name);
 	return 1;

@@ -239,6 +239,9 @@ int timeline_clear(struct vui *u);
 /* A mouse event at column X of the pane: a press marks, a release
  * elsewhere chooses the range, a click moves the cursor. */
 int timeline_mouse(struct vui *u, int x, int pressed, int released);
+/* The event shown changed: the trace is the new event's, and so are the
+ * range's values (before the views are read again). */
+void timeline_follow_event(struct vui *u);
 /* The range the views show, if one: 1 with *FROM and *TO. */
 int timeline_range(const struct vui *u, double *from, double *to);
 void timeline_free(struct vui *u);
