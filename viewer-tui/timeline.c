@@ -159,6 +159,7 @@ static struct vtimeline *timeline_of(struct vui *u)
 	if (t && t->ev == u->m->ev)
 		return t;
 	timeline_free(u);
+	double began = now_seconds();
 	t = u->tl = xcalloc(1, sizeof *t);
 	t->ev = u->m->ev;
 	t->mark = -1;
@@ -185,6 +186,8 @@ static struct vtimeline *timeline_of(struct vui *u)
 		t->problem = xstrdup("the run recorded no trace (culprit run --no-trace, or "
 				     "CULPRIT_TRACE_MB=0): run it again without them");
 	free(rd.row_of);
+	u->reading += now_seconds() - began;
+	u->read_samples += t->n;
 	t->from = 0;
 	t->to = t->outline.duration > 0 ? t->outline.duration : 1;
 	t->cursor = 0;

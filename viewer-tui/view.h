@@ -195,8 +195,10 @@ struct vui {
 	/* --timing: the slowest expansion that read the database */
 	double slowest;
 	char slowest_row[64];
-	double slowest_key;		/* ... and the slowest key, drawing included */
+	double slowest_key;		/* ... and the slowest key, drawing included, */
 	int slowest_key_name;
+	double reading;			/* ... less reading the trace, which is this */
+	size_t read_samples;
 	struct vtimeline *tl;		/* timeline.c's, once shown */
 };
 
