@@ -281,7 +281,7 @@ cells() {
 start tl 80 24 "'$CULPRIT' view tl.db"
 wait_for tl "calling context"
 keys tl t
-check "timeline: t opens the pane, at 80x24" wait_for tl " timeline #work =ovhd"
+check "timeline: t opens the pane, at 80x24" wait_for tl " timeline #work ~culprit"
 screen tl > tl.screen
 main_row=$(grep -E '^[0-9]+ ' tl.screen | sed -n 1p)
 worker_row=$(grep -E '^[0-9]+ ' tl.screen | sed -n 2p)
@@ -361,6 +361,16 @@ note "timeline: whole run '$whole'; as a range '$ranged'"
 check "timeline: the whole run as a range has the whole run's values" [ "$whole" = "$ranged" ]
 keys tl q
 check "timeline: quits cleanly" wait_for tl "^EXIT=0$"
+# Overhead by type: an OpenMP task recursion creates and schedules tasks.
+profile_e fibt CPUTIME@f2000 "$PROGRAMS/omp_fib-clang" 27 2 > /dev/null 2>&1
+prof fibt 2> /dev/null
+start fibt 80 24 "'$CULPRIT' view fibt.db"
+wait_for fibt "calling context"
+keys fibt t p p
+check "timeline: overhead cells name their type (T task creation, S scheduling)" \
+	wait_for fibt "^[0-9]+ omp_fib[^ ]* .*[TS]"
+keys fibt q
+wait_for fibt "^EXIT=0$"
 # A run without a trace: the pane says so, and how to get one.
 "$CULPRIT" run -q --no-trace -o nt "$PROGRAMS/phases" 2 50 50 50 > /dev/null
 prof nt

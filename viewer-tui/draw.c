@@ -698,8 +698,8 @@ void draw(struct vui *u)
 			 u->pane == PANE_SOURCE && r && r->file ? ": " : "",
 			 u->pane == PANE_SOURCE && r && r->file ? r->file : "",
 			 u->pane == PANE_SOURCE ? "  (each line's value, calls included)"
-			 : u->pane == PANE_TIMELINE ? " #work =ovhd ~culprit  idle: .serial, else"
-			   " the cause's first letter" : "");
+			 : u->pane == PANE_TIMELINE ? " #work ~culprit  overhead: A-Z by type"
+			   "  idle: .serial, a-z by cause" : "");
 		fill_line(u->pane_y - 1, A_REVERSE);
 		put(u->pane_y - 1, 0, COLS, head, A_REVERSE | A_BOLD);
 		if (u->pane == PANE_DETAIL)

@@ -15,33 +15,14 @@
  * blames value x idle / working of idleness on it; inclusive values add
  * up the tree. */
 #define _GNU_SOURCE
+#include "timeline.h"
 #include "tools.h"
-#include "view.h"
 
 #include <curses.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-struct vtimeline {
-	size_t ev;			/* the event it was read for */
-	char *problem;			/* why there is no timeline, or NULL */
-	struct dbr_timeline outline;	/* the threads and the run's length */
-	/* The samples, thread by thread, each thread's in time order. */
-	size_t n;
-	double *time, *value, *blame;	/* blame: idleness blamed on it */
-	uint32_t *ctx;			/* context index + 1; 0: none (idle) */
-	uint16_t *row;			/* index into outline.thread */
-	uint8_t *act;			/* enum dbr_activity */
-	/* Depth-first numbers: the subtree of context index i is the
-	 * contexts numbered pre[i] to last[i]. */
-	uint32_t *pre, *last;
-	size_t nctx;
-	/* What is shown: the window, the cursor, a mark, the range. */
-	double from, to, cursor, mark;
-	double range_from, range_to;	/* range_to > range_from: active */
-	double *range_incl, *range_excl;	/* by context index, VM_COUNT each */
-};
 
 static void free_samples(struct vtimeline *t)
 {
@@ -66,6 +47,7 @@ void timeline_free(struct vui *u)
 	free_samples(t);
 	free(t->pre);
 	free(t->last);
+	free(t->otype);
 	free(t->range_incl);
 	free(t->range_excl);
 	free(t->problem);
@@ -152,8 +134,51 @@ static void number_tree(struct vtimeline *t, const struct dbr_tree *tree)
 	}
 }
 
+/* The letter of overhead type NAME: the built-in types' own, '=' for a
+ * type of the user's rules. */
+static char type_letter(const char *name)
+{
+	static const struct {
+		const char *name;
+		char letter;
+	} known[] = {
+		{ "scheduling", 'S' }, { "synchronization", 'Y' }, { "task-creation", 'T' },
+		{ "work-sharing", 'W' }, { "parallel-region", 'P' }, { "loop-scheduling", 'L' },
+		{ "runtime", 'R' },
+	};
+	for (size_t i = 0; i < sizeof known / sizeof *known; i++)
+		if (strcmp(name, known[i].name) == 0)
+			return known[i].letter;
+	return '=';
+}
+
+/* Each context's overhead type, as the tree stores it (schema 7 on). */
+static void read_types(struct vui *u, struct vtimeline *t)
+{
+	t->otype = xcalloc(t->nctx + 1, 1);
+	sqlite3_stmt *s = dbr_prepare(u->m->db, "SELECT c.id, n.name FROM " TBL_CONTEXT_TREE
+				      " c JOIN " TBL_NAMES " n ON n.id = c.overhead_id");
+	while (s && sqlite3_step(s) == SQLITE_ROW) {
+		sqlite3_int64 id = sqlite3_column_int64(s, 0);
+		const char *name = (const char *)sqlite3_column_text(s, 1);
+		if (id < 1 || (size_t)id > t->nctx || !name)
+			continue;
+		char letter = type_letter(name);
+		size_t k = 0;
+		while (k < t->ntypes && t->type_char[k] != letter)
+			k++;
+		if (k == t->ntypes) {
+			if (t->ntypes == MAX_TYPES)
+				continue;
+			t->type_char[t->ntypes++] = letter;
+		}
+		t->otype[id - 1] = (uint8_t)(k + 1);
+	}
+	sqlite3_finalize(s);
+}
+
 /* Reads the trace of the event shown, once per event. */
-static struct vtimeline *timeline_of(struct vui *u)
+struct vtimeline *timeline_of(struct vui *u)
 {
 	struct vtimeline *t = u->tl;
 	if (t && t->ev == u->m->ev)
@@ -171,6 +196,7 @@ static struct vtimeline *timeline_of(struct vui *u)
 		return t;
 	}
 	number_tree(t, tree);
+	read_types(u, t);
 	struct reading rd = { .t = t };
 	rd.nrow_of = t->outline.nthreads * 2 + 2;
 	for (size_t k = 0; k < t->outline.nthreads; k++)
@@ -269,166 +295,6 @@ int timeline_range(const struct vui *u, double *from, double *to)
 	return 1;
 }
 
-/* ---- the pane ------------------------------------------------------------------ */
-
-#define LABEL_W 13		/* a thread's label, then the cells */
-
-/* What a cell shows: the activity with the most value in it. */
-static const char cell_char[DBR_ACTIVITIES] = {
-	[DBR_ACT_WORK] = '#', [DBR_ACT_OVERHEAD] = '=',
-	/* Idle, by cause: serial, barrier, lock, taskwait, join, sleep, io. */
-	[DBR_ACT_IDLE] = '.', [DBR_ACT_IDLE + 1] = 'b', [DBR_ACT_IDLE + 2] = 'l',
-	[DBR_ACT_IDLE + 3] = 't', [DBR_ACT_IDLE + 4] = 'j', [DBR_ACT_IDLE + 5] = 's',
-	[DBR_ACT_IDLE + 6] = 'i', [DBR_ACT_MEASUREMENT] = '~',
-};
-
-/* The selected row's context, whose samples are highlighted: 0 for none. */
-static uint32_t focus_of(const struct vui *u, const struct vtimeline *t)
-{
-	const struct vrow *r = ui_selected((struct vui *)u);
-	if (u->view != VIEW_CCT || !r || r->id < 1 || (size_t)r->id > t->nctx)
-		return 0;
-	return (uint32_t)r->id;
-}
-
-/* The column of time T in a pane W cells wide, or -1 outside the window. */
-static int column_of(const struct vtimeline *t, double time, int w)
-{
-	if (time < t->from || time > t->to || t->to <= t->from)
-		return -1;
-	int x = (int)((time - t->from) / (t->to - t->from) * w);
-	return x >= w ? w - 1 : x;
-}
-
-/* Per row of GROUP threads and cell: the value by activity, and whether
- * a sample of the focus is in it; into SUMS (rows x W x DBR_ACTIVITIES),
- * HOT (rows x W). */
-static void fill_cells(const struct vtimeline *t, uint32_t focus, int w, size_t group,
-		       double *sums, uint8_t *hot)
-{
-	double scale = w / (t->to - t->from);
-	uint32_t lo = focus ? t->pre[focus - 1] : 1, hi = focus ? t->last[focus - 1] : 0;
-	for (size_t i = 0; i < t->n; i++) {
-		if (t->time[i] < t->from || t->time[i] >= t->to)
-			continue;
-		int x = (int)((t->time[i] - t->from) * scale);
-		if (x >= w)
-			x = w - 1;
-		size_t cell = (size_t)(t->row[i] / group) * (size_t)w + (size_t)x;
-		sums[cell * DBR_ACTIVITIES + t->act[i]] += t->value[i];
-		if (t->ctx[i] && t->pre[t->ctx[i] - 1] >= lo && t->pre[t->ctx[i] - 1] <= hi)
-			hot[cell] = 1;
-	}
-}
-
-/* Row K's label: its thread, or the threads it groups. */
-static void row_label(const struct vtimeline *t, size_t k, size_t group, char *buf, size_t size)
-{
-	const struct dbr_timeline_thread *a = &t->outline.thread[k * group];
-	size_t end = (k + 1) * group < t->outline.nthreads ? (k + 1) * group : t->outline.nthreads;
-	if (end - k * group <= 1)
-		snprintf(buf, size, "%lld %s", (long long)a->tid, a->name ? a->name : "");
-	else
-		snprintf(buf, size, "%zu thr %lld+", end - k * group, (long long)a->tid);
-}
-
-static attr_t activity_attr(const struct vui *u, int a)
-{
-	if (!u->color)
-		return a == DBR_ACT_WORK ? A_BOLD : 0;
-	int pair = a == DBR_ACT_WORK ? VC_GOOD : a == DBR_ACT_OVERHEAD ? VC_WARM
-		 : a == DBR_ACT_MEASUREMENT ? VC_DIM : VC_HOT;
-	return COLOR_PAIR(pair);
-}
-
-/* The header: the window, the cursor, the range or the mark. */
-static void draw_axis(const struct vui *u, const struct vtimeline *t, int y, int w)
-{
-	char line[256], range[96] = "";
-	double from = 0, to = 0;
-	int ranged = timeline_range(u, &from, &to);
-	if (ranged)
-		snprintf(range, sizeof range, "  range %.3f-%.3f s (views show it; x clears)", from,
-			 to);
-	else if (t->mark >= 0)
-		snprintf(range, sizeof range, "  marked %.3f s: ] ends the range", t->mark);
-	snprintf(line, sizeof line, "%.3f-%.3f s of %.3f  cursor %.3f s%s", t->from, t->to,
-		 t->outline.duration, t->cursor, range);
-	draw_put(y, 0, COLS, line, A_BOLD);
-	/* Under the header: the range (or the marked stretch) and the cursor. */
-	double a = ranged ? from : t->mark >= 0 ? t->mark : -1;
-	double b = ranged ? to : t->mark >= 0 ? t->cursor : -1;
-	if (a > b) {
-		double s = a;
-		a = b;
-		b = s;
-	}
-	for (int x = 0; x < w; x++) {
-		double at = t->from + (x + 0.5) * (t->to - t->from) / w;
-		chtype ch = a >= 0 && at >= a && at <= b ? '-' : ' ';
-		mvaddch(y + 1, LABEL_W + x, ch);
-	}
-	int c = column_of(t, t->cursor, w);
-	if (c >= 0)
-		mvaddch(y + 1, LABEL_W + c, '^' | A_BOLD);
-	mvaddnstr(y + 1, 0, "thread", LABEL_W - 1);
-}
-
-void timeline_draw(struct vui *u, int y, int h)
-{
-	struct vtimeline *t = timeline_of(u);
-	int w = COLS - LABEL_W;
-	if (t->problem || w < 8 || h < 3) {
-		/* Word-wrapped over the pane's lines. */
-		const char *p = t->problem ? t->problem : "too small for the timeline";
-		for (int line = 0; *p && line < h; line++) {
-			size_t n = strlen(p), room = COLS > 1 ? (size_t)COLS - 1 : 1;
-			if (n > room) {
-				n = room;
-				while (n > 1 && p[n] != ' ')
-					n--;
-				if (n <= 1)
-					n = room;
-			}
-			char part[512];
-			snprintf(part, sizeof part, "%.*s", (int)(n < sizeof part ? n : sizeof part - 1), p);
-			draw_put(y + line, 0, COLS, part, 0);
-			p += n;
-			while (*p == ' ')
-				p++;
-		}
-		return;
-	}
-	draw_axis(u, t, y, w);
-	/* A row a thread; more threads than rows: each row a few of them
-	 * (in process and creation order), the most value shown. */
-	size_t room = (size_t)(h - 2), n = t->outline.nthreads;
-	size_t group = n > room ? (n + room - 1) / room : 1;
-	size_t rows = (n + group - 1) / group;
-	double *sums = xcalloc(rows * (size_t)w * DBR_ACTIVITIES + 1, sizeof *sums);
-	uint8_t *hot = xcalloc(rows * (size_t)w + 1, 1);
-	fill_cells(t, focus_of(u, t), w, group, sums, hot);
-	for (size_t k = 0; k < rows; k++) {
-		char label[64];
-		row_label(t, k, group, label, sizeof label);
-		draw_put(y + 2 + (int)k, 0, LABEL_W - 1, label, 0);
-		for (int x = 0; x < w; x++) {
-			const double *s = &sums[(k * (size_t)w + (size_t)x) * DBR_ACTIVITIES];
-			int best = -1;
-			for (int a = 0; a < DBR_ACTIVITIES; a++)
-				if (s[a] > 0 && (best < 0 || s[a] > s[best]))
-					best = a;
-			chtype ch = best < 0 ? ' ' : (chtype)cell_char[best];
-			attr_t at = best < 0 ? 0 : activity_attr(u, best);
-			if (hot[k * (size_t)w + (size_t)x])
-				at |= A_REVERSE;
-			mvaddch(y + 2 + (int)k, LABEL_W + x, ch | at);
-		}
-	}
-	free(sums);
-	free(hot);
-}
-
 /* ---- keys ------------------------------------------------------------------------ */
 
 /* The window's width in seconds, and a cell's. */
@@ -468,7 +334,7 @@ static struct vtimeline *acting(struct vui *u)
 	return t;
 }
 
-int timeline_move(struct vui *u, int cells)
+static int timeline_move(struct vui *u, int cells)
 {
 	struct vtimeline *t = acting(u);
 	if (!t)
@@ -490,7 +356,7 @@ int timeline_move(struct vui *u, int cells)
 	return 1;
 }
 
-int timeline_zoom(struct vui *u, double factor)
+static int timeline_zoom(struct vui *u, double factor)
 {
 	struct vtimeline *t = acting(u);
 	if (!t)
@@ -529,7 +395,7 @@ static void set_range(struct vui *u, struct vtimeline *t, double from, double to
 	ui_reload(u);
 }
 
-int timeline_mark(struct vui *u, int end)
+static int timeline_mark(struct vui *u, int end)
 {
 	struct vtimeline *t = acting(u);
 	if (!t)
@@ -554,6 +420,17 @@ int timeline_clear(struct vui *u)
 	return 1;
 }
 
+int timeline_processes(struct vui *u)
+{
+	struct vtimeline *t = acting(u);
+	if (t) {
+		t->per_process = !t->per_process;
+		snprintf(u->status, sizeof u->status, "timeline: a row per %s",
+			 t->per_process ? "process" : "thread");
+	}
+	return 1;
+}
+
 int timeline_mouse(struct vui *u, int x, int pressed, int released)
 {
 	struct vtimeline *t = acting(u);
@@ -563,7 +440,7 @@ int timeline_mouse(struct vui *u, int x, int pressed, int released)
 	double at = t->from + (x - LABEL_W + 0.5) * span(t) / w;
 	if (pressed) {
 		t->cursor = t->mark = at;
-	} else if (released && t->mark >= 0 && column_of(t, t->mark, w) != x - LABEL_W) {
+	} else if (released && t->mark >= 0 && timeline_column(t, t->mark, w) != x - LABEL_W) {
 		t->cursor = at;
 		set_range(u, t, t->mark, at);
 	} else {
@@ -572,3 +449,21 @@ int timeline_mouse(struct vui *u, int x, int pressed, int released)
 	}
 	return 1;
 }
+
+/* ---- the keys, as the key table runs them ---- */
+
+int timeline_toggle(struct vui *u)
+{
+	ui_pane(u, PANE_TIMELINE);
+	if (u->pane == PANE_TIMELINE)
+		snprintf(u->status, sizeof u->status, "timeline: , . move the cursor  z Z zoom  "
+			 "[ ] a range for the views  x the whole run  p processes");
+	return 1;
+}
+
+int timeline_earlier(struct vui *u) { return timeline_move(u, -1); }
+int timeline_later(struct vui *u) { return timeline_move(u, 1); }
+int timeline_zoom_in(struct vui *u) { return timeline_zoom(u, 0.5); }
+int timeline_zoom_out(struct vui *u) { return timeline_zoom(u, 2); }
+int timeline_range_start(struct vui *u) { return timeline_mark(u, 0); }
+int timeline_range_end(struct vui *u) { return timeline_mark(u, 1); }

@@ -518,31 +518,15 @@ static int prompt(struct vui *u, int what)
 static int act_filter(struct vui *u) { return prompt(u, 'f'); }
 static int act_search(struct vui *u) { return prompt(u, '/'); }
 
-static int pane(struct vui *u, enum vpane p)
+int ui_pane(struct vui *u, enum vpane p)
 {
 	u->pane = u->pane == p ? PANE_NONE : p;
 	draw_forget();
 	return 1;
 }
 
-static int act_details(struct vui *u) { return pane(u, PANE_DETAIL); }
-static int act_source(struct vui *u) { return pane(u, PANE_SOURCE); }
-static int act_timeline(struct vui *u)
-{
-	pane(u, PANE_TIMELINE);
-	if (u->pane == PANE_TIMELINE)
-		status(u, "timeline: , . move the cursor  z Z zoom  [ ] a range for the views  "
-		       "x the whole run");
-	return 1;
-}
-static int act_earlier(struct vui *u) { return timeline_move(u, -1); }
-static int act_later(struct vui *u) { return timeline_move(u, 1); }
-static int act_zoom_in(struct vui *u) { return timeline_zoom(u, 0.5); }
-static int act_zoom_out(struct vui *u) { return timeline_zoom(u, 2); }
-static int act_range_start(struct vui *u) { return timeline_mark(u, 0); }
-static int act_range_end(struct vui *u) { return timeline_mark(u, 1); }
-static int act_range_clear(struct vui *u) { return timeline_clear(u); }
-
+static int act_details(struct vui *u) { return ui_pane(u, PANE_DETAIL); }
+static int act_source(struct vui *u) { return ui_pane(u, PANE_SOURCE); }
 static int act_redraw(struct vui *u)
 {
 	(void)u;
@@ -582,15 +566,16 @@ const struct vkey vkeys[] = {
 	{ { 'd' }, "d", "details: path, diagnosis, per-thread values", act_details },
 	{ { 's' }, "s", "the source around the selected line", act_source },
 	{ { 't' }, "t", "timeline: threads over time, the selection's samples reversed",
-	  act_timeline },
-	{ { ',' }, ", .", "timeline: move the cursor earlier or later", act_earlier },
-	{ { '.' }, NULL, NULL, act_later },
-	{ { 'z' }, "z Z", "timeline: zoom in or out around the cursor", act_zoom_in },
-	{ { 'Z' }, NULL, NULL, act_zoom_out },
+	  timeline_toggle },
+	{ { ',' }, ", .", "timeline: move the cursor earlier or later", timeline_earlier },
+	{ { '.' }, NULL, NULL, timeline_later },
+	{ { 'z' }, "z Z", "timeline: zoom in or out around the cursor", timeline_zoom_in },
+	{ { 'Z' }, NULL, NULL, timeline_zoom_out },
 	{ { '[' }, "[ ] x", "timeline: a range from [ to ] filters the views; x clears it",
-	  act_range_start },
-	{ { ']' }, NULL, NULL, act_range_end },
-	{ { 'x' }, NULL, NULL, act_range_clear },
+	  timeline_range_start },
+	{ { ']' }, NULL, NULL, timeline_range_end },
+	{ { 'x' }, NULL, NULL, timeline_clear },
+	{ { 'p' }, "p", "timeline: a row per process, or per thread", timeline_processes },
 	{ { KEY_MOUSE }, "mouse", "click: select, again: expand; the wheel scrolls", act_mouse },
 	{ { '?' }, "?", "this help", act_help },
 	{ { KEY_RESIZE, CTRL('l') }, NULL, NULL, act_redraw },

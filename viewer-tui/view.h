@@ -216,6 +216,8 @@ extern const size_t nvkeys;
 struct vrow *ui_selected(struct vui *u);
 /* Reads every view again (the values changed), keeping the selection. */
 void ui_reload(struct vui *u);
+/* Shows pane P, or hides it when it is shown. */
+int ui_pane(struct vui *u, enum vpane p);
 /* The column rows are sorted by. */
 const struct vcolumn *ui_sort_column(const struct vui *u);
 
@@ -228,16 +230,21 @@ void draw_put(int y, int x, int width, const char *s, unsigned int attr);
 
 /* Draws the pane in H lines from Y, reading the trace the first time. */
 void timeline_draw(struct vui *u, int y, int h);
-/* The cursor CELLS cells later (earlier when negative); the window
- * follows it. */
-int timeline_move(struct vui *u, int cells);
-/* The window FACTOR times as long, around the cursor. */
-int timeline_zoom(struct vui *u, double factor);
-/* [ (END 0) marks the range's start at the cursor; ] (END 1) its end,
- * which filters the views to it. */
-int timeline_mark(struct vui *u, int end);
+/* The keys: t shows or hides the pane; , and . move its cursor a cell
+ * earlier or later (the window follows); z and Z zoom in or out around
+ * it; [ marks where a range starts and ] where it ends, which filters
+ * the views to it. */
+int timeline_toggle(struct vui *u);
+int timeline_earlier(struct vui *u);
+int timeline_later(struct vui *u);
+int timeline_zoom_in(struct vui *u);
+int timeline_zoom_out(struct vui *u);
+int timeline_range_start(struct vui *u);
+int timeline_range_end(struct vui *u);
 /* The views show the whole run again. */
 int timeline_clear(struct vui *u);
+/* p: a row per process, or per thread again. */
+int timeline_processes(struct vui *u);
 /* A mouse event at column X of the pane: a press marks, a release
  * elsewhere chooses the range, a click moves the cursor. */
 int timeline_mouse(struct vui *u, int x, int pressed, int released);
