@@ -359,6 +359,21 @@ wait_for tl "realtime 0.00-"
 ranged=$(screen tl | grep -m1 '<program root>')
 note "timeline: whole run '$whole'; as a range '$ranged'"
 check "timeline: the whole run as a range has the whole run's values" [ "$whole" = "$ranged" ]
+# The mouse: a press in a thread's row at column 30, a release at column
+# 50 (X10 reports, 33 added to each 0-based coordinate), chooses the range
+# between the two cells' middles.
+keys tl x
+y=$(($(screen tl | grep -nE '^[0-9]+ ' | head -n 1 | cut -d: -f1) - 1))
+$TMUX_CMD send-keys -t tl -H 1b 5b 4d 20 "$(printf %x $((33 + 30)))" "$(printf %x $((33 + y)))"
+sleep 0.4
+$TMUX_CMD send-keys -t tl -H 1b 5b 4d 23 "$(printf %x $((33 + 50)))" "$(printf %x $((33 + y)))"
+wait_for tl "realtime [0-9.]+-[0-9.]+s"
+got=$(screen tl | sed -n 's/.*realtime \([0-9.]*\)-\([0-9.]*\)s.*/\1 \2/p' | head -n 1)
+want=$(awk -v d="$duration" 'BEGIN { printf "%.2f %.2f", (30 - 13 + 0.5) / 67 * d, (50 - 13 + 0.5) / 67 * d }')
+note "timeline: the mouse chose $got s, the cells' middles are $want s"
+check "timeline: a mouse drag chooses the range between the press and the release" \
+	sh -c "set -- $got $want; awk -v a=\$1 -v b=\$2 -v c=\$3 -v d=\$4 \
+		'BEGIN { exit !(a - c < 0.02 && c - a < 0.02 && b - d < 0.02 && d - b < 0.02) }'"
 keys tl q
 check "timeline: quits cleanly" wait_for tl "^EXIT=0$"
 # Overhead by type: an OpenMP task recursion creates and schedules tasks.
