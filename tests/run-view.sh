@@ -374,6 +374,9 @@ note "timeline: the mouse chose $got s, the cells' middles are $want s"
 check "timeline: a mouse drag chooses the range between the press and the release" \
 	sh -c "set -- $got $want; awk -v a=\$1 -v b=\$2 -v c=\$3 -v d=\$4 \
 		'BEGIN { exit !(a - c < 0.02 && c - a < 0.02 && b - d < 0.02 && d - b < 0.02) }'"
+# The wheel over the timeline zooms in around the pointer: half the window.
+$TMUX_CMD send-keys -t tl -H 1b 5b 4d 60 "$(printf %x $((33 + 30)))" "$(printf %x $((33 + y)))"
+check "timeline: the wheel zooms in where it points" wait_for tl "^0\.[0-9]+-0\.[0-9]+ s of "
 keys tl q
 check "timeline: quits cleanly" wait_for tl "^EXIT=0$"
 # Overhead by type: an OpenMP task recursion creates and schedules tasks.

@@ -431,13 +431,17 @@ int timeline_processes(struct vui *u)
 	return 1;
 }
 
-int timeline_mouse(struct vui *u, int x, int pressed, int released)
+int timeline_mouse(struct vui *u, int x, int pressed, int released, int wheel)
 {
 	struct vtimeline *t = acting(u);
 	int w = COLS - LABEL_W;
 	if (!t || x < LABEL_W || w < 1)
 		return 1;
 	double at = t->from + (x - LABEL_W + 0.5) * span(t) / w;
+	if (wheel) {
+		t->cursor = at;
+		return timeline_zoom(u, wheel < 0 ? 0.5 : 2);
+	}
 	if (pressed) {
 		t->cursor = t->mark = at;
 	} else if (released && t->mark >= 0 && timeline_column(t, t->mark, w) != x - LABEL_W) {

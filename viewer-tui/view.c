@@ -421,6 +421,15 @@ static void mouse(struct vui *u)
 	MEVENT ev;
 	if (getmouse(&ev) != OK)
 		return;
+	int wheel = ev.bstate & BUTTON4_PRESSED ? -1 : 0;
+#ifdef BUTTON5_PRESSED
+	wheel = ev.bstate & BUTTON5_PRESSED ? 1 : wheel;
+#endif
+	if (u->pane == PANE_TIMELINE && ev.y >= u->pane_y && ev.y < u->pane_y + u->pane_h) {
+		timeline_mouse(u, ev.x, (ev.bstate & BUTTON1_PRESSED) != 0,
+			       (ev.bstate & BUTTON1_RELEASED) != 0, wheel);
+		return;
+	}
 	if (ev.bstate & BUTTON4_PRESSED) {
 		move_sel(u, -3);
 		return;
@@ -431,11 +440,6 @@ static void mouse(struct vui *u)
 		return;
 	}
 #endif
-	if (u->pane == PANE_TIMELINE && ev.y >= u->pane_y && ev.y < u->pane_y + u->pane_h) {
-		timeline_mouse(u, ev.x, (ev.bstate & BUTTON1_PRESSED) != 0,
-			       (ev.bstate & BUTTON1_RELEASED) != 0);
-		return;
-	}
 	if (ev.y >= u->rows_y && ev.y < u->rows_y + u->rows_h &&
 	    (ev.bstate & (BUTTON1_CLICKED | BUTTON1_PRESSED | BUTTON1_DOUBLE_CLICKED))) {
 		size_t i = u->top[u->view] + (size_t)(ev.y - u->rows_y);

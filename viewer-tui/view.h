@@ -246,8 +246,9 @@ int timeline_clear(struct vui *u);
 /* p: a row per process, or per thread again. */
 int timeline_processes(struct vui *u);
 /* A mouse event at column X of the pane: a press marks, a release
- * elsewhere chooses the range, a click moves the cursor. */
-int timeline_mouse(struct vui *u, int x, int pressed, int released);
+ * elsewhere chooses the range, a click moves the cursor; the wheel (WHEEL
+ * -1 up, 1 down) zooms in or out there. */
+int timeline_mouse(struct vui *u, int x, int pressed, int released, int wheel);
 /* The event shown changed: the trace is the new event's, and so are the
  * range's values (before the views are read again). */
 void timeline_follow_event(struct vui *u);
