@@ -31,7 +31,7 @@ static int by_id(const void *a, const void *b)
 /* "(1,2,5)": the stored ids, numbers read from the database, for IN. */
 static char *id_list(const struct dbr_recipe *rc)
 {
-	size_t cap = 3 + rc->nuses * 21, len = 0;
+	size_t cap = 8 + rc->nuses * 21, len = 0;	/* "(NULL)" when empty */
 	char *out = xmalloc(cap);
 	out[len++] = '(';
 	for (size_t i = 0; i < rc->nuses; i++) {
@@ -61,7 +61,8 @@ int dbr_recipe_init(struct dbr *r, const char *event, const char *const *metrics
 		return -1;
 	sqlite3_bind_text(s, 1, event, -1, SQLITE_STATIC);
 	size_t cap = 0;
-	while (sqlite3_step(s) == SQLITE_ROW) {
+	int step;
+	while ((step = sqlite3_step(s)) == SQLITE_ROW) {
 		int k = dbr_metric_index(metrics, n, (const char *)sqlite3_column_text(s, 1));
 		if (k < 0)
 			continue;
@@ -76,6 +77,10 @@ int dbr_recipe_init(struct dbr *r, const char *event, const char *const *metrics
 			add_use(rc, &cap, sqlite3_column_int64(s, 4), k, -1);
 	}
 	sqlite3_finalize(s);
+	if (step != SQLITE_DONE) {
+		dbr_recipe_free(rc);
+		return dbr_fail_sql(r);
+	}
 	qsort(rc->use, rc->nuses, sizeof *rc->use, by_id);
 	rc->ids = id_list(rc);
 	return 0;
@@ -104,6 +109,11 @@ void dbr_recipe_free(struct dbr_recipe *rc)
 char *dbr_recipe_sum_sql(const struct dbr_recipe *rc, int k, const char *id_column,
 			 const char *value_column)
 {
+	int any = 0;
+	for (size_t i = 0; i < rc->nuses; i++)
+		any |= rc->use[i].k == k;
+	if (!any)
+		return xstrdup("total(0)");	/* the database has no such metric */
 	char *out = xasprintf("sum(%s * CASE %s", value_column, id_column);
 	for (size_t i = 0; i < rc->nuses; i++) {
 		if (rc->use[i].k != k)

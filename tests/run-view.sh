@@ -386,9 +386,19 @@ start fibt 80 24 "'$CULPRIT' view fibt.db"
 wait_for fibt "calling context"
 keys fibt t p p
 check "timeline: overhead cells name their type (T task creation, S scheduling)" \
-	wait_for fibt "^[0-9]+ omp_fib[^ ]* .*[TS]"
+	wait_for fibt "^[0-9]+ omp_f[^ ]* +[^ ].*[TS]"
 keys fibt q
 wait_for fibt "^EXIT=0$"
+# A damaged trace: a run's length that is not a number, samples at no
+# time, a thread numbered 2^40.  The pane draws what it can.
+cp tl.db bad.db
+sql bad.db "UPDATE culprit_info SET value = '1e999' WHERE key = 'trace_duration';
+	UPDATE trace SET time = 'x' || time WHERE thread_id = 1 AND time < 0.1;
+	UPDATE threads SET id = 1099511627776 WHERE id = 2" > /dev/null 2>&1
+start dmg 80 24 "'$CULPRIT' view bad.db"
+wait_for dmg "calling context"
+keys dmg t z z Z . , '[' . ']' x q
+check "timeline: a damaged trace is drawn without a crash" wait_for dmg "^EXIT=0$"
 # A run without a trace: the pane says so, and how to get one.
 "$CULPRIT" run -q --no-trace -o nt "$PROGRAMS/phases" 2 50 50 50 > /dev/null
 prof nt

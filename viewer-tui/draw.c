@@ -156,8 +156,7 @@ static void format_compact(const struct vui *u, int metric, double v, char *buf,
 
 static double percent_of(const struct vui *u, int metric, double v)
 {
-	const struct vevent *e = &u->m->event[u->m->ev];
-	double base = metric == VM_SAMPLES ? e->total[VM_SAMPLES] : e->effort;
+	double base = model_percent_base(u->m, metric);
 	return base > 0 ? 100 * v / base : 0;
 }
 
@@ -693,13 +692,15 @@ void draw(struct vui *u)
 		if (u->pane != PANE_TIMELINE)
 			fill_cache(u, r);
 		char head[256];
-		snprintf(head, sizeof head, " %s%s%s%s ", u->pane == PANE_DETAIL ? "details"
+		/* The details and the source read the database: the whole run's. */
+		int whole = u->pane != PANE_TIMELINE && timeline_range(u, &from, &to);
+		snprintf(head, sizeof head, " %s%s%s%s%s ", u->pane == PANE_DETAIL ? "details"
 			 : u->pane == PANE_TIMELINE ? "timeline" : "source",
 			 u->pane == PANE_SOURCE && r && r->file ? ": " : "",
 			 u->pane == PANE_SOURCE && r && r->file ? r->file : "",
 			 u->pane == PANE_SOURCE ? "  (each line's value, calls included)"
 			 : u->pane == PANE_TIMELINE ? " #work ~culprit  overhead: A-Z by type"
-			   "  idle: .serial, a-z by cause" : "");
+			   "  idle: .serial, a-z by cause" : "", whole ? "  (the whole run)" : "");
 		fill_line(u->pane_y - 1, A_REVERSE);
 		put(u->pane_y - 1, 0, COLS, head, A_REVERSE | A_BOLD);
 		if (u->pane == PANE_DETAIL)

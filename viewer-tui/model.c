@@ -99,6 +99,28 @@ static sqlite3_stmt *prepare_values(struct vmodel *m, const char *stored_sql,
 	return s;
 }
 
+/* A query summing METRIC's inclusive values: STORED_SQL from schema 6,
+ * its three %s the sum, the stored values' table and the ids it sums;
+ * NAMED_SQL before.  NULL after setting the error. */
+static sqlite3_stmt *prepare_sum(struct vmodel *m, int metric, const char *stored_sql,
+				 const char *named_sql)
+{
+	struct dbr_recipe rc;
+	sqlite3_stmt *s = NULL;
+	int stored = by_number(m, &vmetric_name[metric], 1, &rc);
+	if (stored > 0) {
+		char *sum = dbr_recipe_sum_sql(&rc, 0, "m.metric_id", "m.inclusive");
+		char *sql = xasprintf(stored_sql, sum, rc.table, rc.ids);
+		s = prepare(m, sql);
+		free(sql);
+		free(sum);
+	} else if (stored == 0) {
+		s = prepare(m, named_sql);
+	}
+	dbr_recipe_free(&rc);
+	return s;
+}
+
 int model_open(struct vmodel *m, const char *path, char *err, size_t errlen)
 {
 	memset(m, 0, sizeof *m);
@@ -182,9 +204,18 @@ static void copy_values(struct vrow *row, const double *incl, const double *excl
 	memcpy(row->excl, excl, sizeof row->excl);
 }
 
+double model_percent_base(const struct vmodel *m, int metric)
+{
+	const struct vevent *e = &m->event[m->ev];
+	/* In a range, the program root's values there: parents come first. */
+	if (m->range_incl)
+		return m->range_incl[metric == VM_SAMPLES ? VM_SAMPLES : VM_EFFORT];
+	return metric == VM_SAMPLES ? e->total[VM_SAMPLES] : e->effort;
+}
+
 /* A context row's values in the timeline's range, when one is chosen;
  * 0 when it has none there (it is then not shown). */
-static int range_values(const struct vmodel *m, struct vrow *row)
+static int row_in_range(const struct vmodel *m, struct vrow *row)
 {
 	if (!m->range_incl)
 		return 1;
@@ -218,7 +249,7 @@ static int load_context_kids(struct vmodel *m, struct vrow *r)
 		k->leaf = k->kind == VK_STATEMENT;
 		k->diagnosed = model_is_diagnosed(m, k->id);
 		copy_values(k, c[i].incl, c[i].excl);
-		if (range_values(m, k))
+		if (row_in_range(m, k))
 			row_add_kid(r, k);
 		else
 			row_free(k);
@@ -459,7 +490,7 @@ int model_load_top(struct vmodel *m, enum vview view, struct vrow *root)
 	}
 	sqlite3_finalize(s);
 	dbr_recipe_free(&rc);
-	range_values(m, r);
+	row_in_range(m, r);
 	row_add_kid(root, r);
 	r->expanded = 1;
 	return model_load_children(m, view, r);
@@ -575,21 +606,9 @@ size_t model_line_values(struct vmodel *m, const char *procedure, const char *fi
 	"SELECT c.line, " value " FROM contexts c JOIN " values " m ON m.context_id = c.id " \
 	"AND " which " WHERE c.procedure = ?3 AND c.kind IN ('statement', 'callsite') AND " \
 	"c.file IS ?4 GROUP BY c.line ORDER BY c.line"
-	struct dbr_recipe rc;
-	sqlite3_stmt *s = NULL;
-	int stored = by_number(m, &vmetric_name[metric], 1, &rc);
-	if (stored > 0) {
-		char *sum = dbr_recipe_sum_sql(&rc, 0, "m.metric_id", "m.inclusive");
-		char *sql = xasprintf(LINE_VALUES_SQL("%s", "%s", "m.metric_id IN %s"), sum,
-				      rc.table, rc.ids);
-		s = prepare(m, sql);
-		free(sql);
-		free(sum);
-	} else if (stored == 0) {
-		s = prepare(m, LINE_VALUES_SQL("sum(m.inclusive)", "context_metrics",
-					       "m.event = ?1 AND m.metric = ?2"));
-	}
-	dbr_recipe_free(&rc);
+	sqlite3_stmt *s = prepare_sum(m, metric, LINE_VALUES_SQL("%s", "%s", "m.metric_id IN %s"),
+				      LINE_VALUES_SQL("sum(m.inclusive)", "context_metrics",
+						      "m.event = ?1 AND m.metric = ?2"));
 	if (!s)
 		return 0;
 	bind_event(m, s, 1);
@@ -616,22 +635,10 @@ size_t model_search(struct vmodel *m, const char *what, int metric, int64_t *ids
 	"AND " which " WHERE c.kind IN ('frame', 'inlined') AND "                    \
 	"instr(lower(c.procedure), lower(?3)) > 0 GROUP BY c.id HAVING v > 0 "       \
 	"ORDER BY v DESC, c.id LIMIT ?4"
-	struct dbr_recipe rc;
-	sqlite3_stmt *s = NULL;
 	size_t n = 0;
-	int stored = by_number(m, &vmetric_name[metric], 1, &rc);
-	if (stored > 0) {
-		char *sum = dbr_recipe_sum_sql(&rc, 0, "m.metric_id", "m.inclusive");
-		char *sql = xasprintf(SEARCH_SQL("%s", "%s", "m.metric_id IN %s"), sum, rc.table,
-				      rc.ids);
-		s = prepare(m, sql);
-		free(sql);
-		free(sum);
-	} else if (stored == 0) {
-		s = prepare(m, SEARCH_SQL("sum(m.inclusive)", "context_metrics",
-					  "m.event = ?1 AND m.metric = ?2"));
-	}
-	dbr_recipe_free(&rc);
+	sqlite3_stmt *s = prepare_sum(m, metric, SEARCH_SQL("%s", "%s", "m.metric_id IN %s"),
+				      SEARCH_SQL("sum(m.inclusive)", "context_metrics",
+						 "m.event = ?1 AND m.metric = ?2"));
 	if (!s)
 		return 0;
 	bind_event(m, s, 1);

@@ -166,8 +166,11 @@ static int same(const char *a, const char *b)
 int range_lines(struct vmodel *m, struct vrow *p)
 {
 	const struct dbr_tree *t = dbr_tree(m->db);
-	if (!t)
+	if (!t) {
+		free(m->error);
+		m->error = xstrdup(dbr_error(m->db));
 		return -1;
+	}
 	for (size_t i = 0; i < t->n; i++) {
 		const struct dbr_ctx *c = &t->c[i];
 		const double *ex = m->range_excl + i * VM_COUNT;

@@ -72,21 +72,20 @@ static int keep_sample(void *arg, const struct dbr_trace_sample *s)
 	struct vtimeline *t = rd->t;
 	if (s->thread_id < 1 || (size_t)s->thread_id >= rd->nrow_of || !rd->row_of[s->thread_id])
 		return 0;
+	/* The samples' arrays grow together, doubling. */
 	if (t->n == rd->cap) {
-		size_t cap = rd->cap;
-		grow_array(&t->time, &cap, t->n + 1, sizeof *t->time);
-		cap = rd->cap;
-		grow_array(&t->value, &cap, t->n + 1, sizeof *t->value);
-		cap = rd->cap;
-		grow_array(&t->blame, &cap, t->n + 1, sizeof *t->blame);
-		cap = rd->cap;
-		grow_array(&t->ctx, &cap, t->n + 1, sizeof *t->ctx);
-		cap = rd->cap;
-		grow_array(&t->row, &cap, t->n + 1, sizeof *t->row);
-		cap = rd->cap;
-		grow_array(&t->act, &cap, t->n + 1, sizeof *t->act);
-		rd->cap = cap;
+		rd->cap = rd->cap ? 2 * rd->cap : 4096;
+		t->time = xrealloc(t->time, rd->cap * sizeof *t->time);
+		t->value = xrealloc(t->value, rd->cap * sizeof *t->value);
+		t->blame = xrealloc(t->blame, rd->cap * sizeof *t->blame);
+		t->ctx = xrealloc(t->ctx, rd->cap * sizeof *t->ctx);
+		t->row = xrealloc(t->row, rd->cap * sizeof *t->row);
+		t->act = xrealloc(t->act, rd->cap * sizeof *t->act);
 	}
+	/* A time that is not a number (a damaged database) would place the
+	 * sample nowhere: it is left out. */
+	if (!(s->time >= 0 && s->time < 1e12))
+		return 0;
 	size_t i = t->n++;
 	t->time[i] = s->time;
 	t->value[i] = s->value;
@@ -187,7 +186,7 @@ struct vtimeline *timeline_of(struct vui *u)
 	double began = now_seconds();
 	t = u->tl = xcalloc(1, sizeof *t);
 	t->ev = u->m->ev;
-	t->mark = -1;
+	t->mark = t->kept_mark = -1;
 	const char *event = u->m->event[u->m->ev].name;
 	struct dbr *db = u->m->db;
 	const struct dbr_tree *tree = dbr_tree(db);
@@ -198,14 +197,15 @@ struct vtimeline *timeline_of(struct vui *u)
 	number_tree(t, tree);
 	read_types(u, t);
 	struct reading rd = { .t = t };
-	rd.nrow_of = t->outline.nthreads * 2 + 2;
-	for (size_t k = 0; k < t->outline.nthreads; k++)
-		if (t->outline.thread[k].id >= 1 && (size_t)t->outline.thread[k].id >= rd.nrow_of)
-			rd.nrow_of = (size_t)t->outline.thread[k].id + 1;
+	/* prof numbers threads 1..N: a thread numbered far past that (a
+	 * damaged database) is left out rather than sizing the table. */
+	rd.nrow_of = t->outline.nthreads * 4 + 1024;
 	rd.row_of = xcalloc(rd.nrow_of, sizeof *rd.row_of);
-	for (size_t k = 0; k < t->outline.nthreads && k < UINT16_MAX; k++)
-		if (t->outline.thread[k].id >= 1)
-			rd.row_of[t->outline.thread[k].id] = (uint16_t)(k + 1);
+	for (size_t k = 0; k < t->outline.nthreads && k < UINT16_MAX; k++) {
+		int64_t id = t->outline.thread[k].id;
+		if (id >= 1 && (size_t)id < rd.nrow_of)
+			rd.row_of[id] = (uint16_t)(k + 1);
+	}
 	if (dbr_trace_scan(db, event, keep_sample, &rd) < 0)
 		t->problem = xstrdup(dbr_error(db));
 	else if (t->n == 0)
@@ -214,8 +214,16 @@ struct vtimeline *timeline_of(struct vui *u)
 	free(rd.row_of);
 	u->reading += now_seconds() - began;
 	u->read_samples += t->n;
+	/* The run's length as prof recorded it, unless it is not a length
+	 * or ends before the samples do. */
+	double last = 0;
+	for (size_t i = 0; i < t->n; i++)
+		last = t->time[i] > last ? t->time[i] : last;
+	double d = t->outline.duration;
+	if (!(d > 0 && d < 1e12) || d < last)
+		t->outline.duration = last > 0 ? last : 1;
 	t->from = 0;
-	t->to = t->outline.duration > 0 ? t->outline.duration : 1;
+	t->to = t->outline.duration;
 	t->cursor = 0;
 	return t;
 }
@@ -383,7 +391,7 @@ static void set_range(struct vui *u, struct vtimeline *t, double from, double to
 		to = t->outline.duration + 1e-6;
 	t->range_from = from;
 	t->range_to = to;
-	t->mark = -1;
+	t->mark = t->kept_mark = -1;
 	if (to > from) {
 		range_values(u, t);
 		snprintf(u->status, sizeof u->status, "the views show %.3f-%.3f s of the run", from,
@@ -414,7 +422,8 @@ static int timeline_mark(struct vui *u, int end)
 
 int timeline_clear(struct vui *u)
 {
-	struct vtimeline *t = acting(u);
+	/* With the pane hidden too: the title still says the range. */
+	struct vtimeline *t = u->tl && u->tl->range_to > u->tl->range_from ? u->tl : acting(u);
 	if (t)
 		set_range(u, t, 0, 0);
 	return 1;
@@ -443,13 +452,15 @@ int timeline_mouse(struct vui *u, int x, int pressed, int released, int wheel)
 		return timeline_zoom(u, wheel < 0 ? 0.5 : 2);
 	}
 	if (pressed) {
+		/* A drag may start here; a click keeps the mark [ made. */
+		t->kept_mark = t->mark;
 		t->cursor = t->mark = at;
 	} else if (released && t->mark >= 0 && timeline_column(t, t->mark, w) != x - LABEL_W) {
 		t->cursor = at;
 		set_range(u, t, t->mark, at);
 	} else {
 		t->cursor = at;
-		t->mark = -1;
+		t->mark = t->kept_mark;
 	}
 	return 1;
 }

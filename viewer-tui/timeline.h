@@ -31,6 +31,7 @@ struct vtimeline {
 	/* What is shown: the window, the cursor, a mark, the range, and
 	 * whether a row is a process rather than a thread. */
 	double from, to, cursor, mark;
+	double kept_mark;		/* the mark before a mouse press */
 	double range_from, range_to;	/* range_to > range_from: active */
 	double *range_incl, *range_excl;	/* by context index, VM_COUNT each */
 	int per_process;

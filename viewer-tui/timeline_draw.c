@@ -207,7 +207,7 @@ void timeline_draw(struct vui *u, int y, int h)
 {
 	struct vtimeline *t = timeline_of(u);
 	int w = COLS - LABEL_W;
-	if (t->problem || w < 8 || h < 3) {
+	if (t->problem || w < 8 || h < 3 || !(t->to > t->from)) {
 		draw_problem(t->problem ? t->problem : "too small for the timeline", y, h);
 		return;
 	}

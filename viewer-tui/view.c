@@ -56,9 +56,8 @@ static void status(struct vui *u, const char *fmt, ...)
 
 static double filter_value(const struct vui *u)
 {
-	const struct vevent *e = &u->m->event[u->m->ev];
 	const struct vcolumn *c = ui_sort_column(u);
-	double base = c->metric == VM_SAMPLES ? e->total[VM_SAMPLES] : e->effort;
+	double base = model_percent_base(u->m, c->metric);
 	return u->filter > 0 ? u->filter / 100 * base : 0;
 }
 
@@ -122,8 +121,7 @@ static int follow_hot(struct vui *u, double keep)
 {
 	struct vrow *r = ui_selected(u);
 	const struct vcolumn *c = ui_sort_column(u);
-	const struct vevent *e = &u->m->event[u->m->ev];
-	double floor = 0.01 * (c->metric == VM_SAMPLES ? e->total[VM_SAMPLES] : e->effort);
+	double floor = 0.01 * model_percent_base(u->m, c->metric);
 	int levels = 0;
 	while (r && expand(u, r)) {
 		struct vrow *best = NULL;
