@@ -214,3 +214,13 @@ print(sqlite3.connect(sys.argv[1]).execute("select count(*) from contexts").fetc
         echo -
     fi
 }
+
+# setup_tmux: a tmux server of the benchmark's own (TM, so nothing of the
+# user's is touched) and a scratch directory (TMP), both gone at exit.
+setup_tmux() {
+    command -v tmux > /dev/null || { echo "$0: tmux is needed" >&2; exit 1; }
+    TMP=$(mktemp -d "${TMPDIR:-/tmp}/culprit-bench.XXXXXX")
+    TM="tmux -L culprit-bench-$$ -f /dev/null"
+    trap '$TM kill-server 2> /dev/null; rm -rf "$TMP"' EXIT
+    unset TMUX
+}

@@ -18,11 +18,7 @@ here=$(cd "$(dirname "$0")" && pwd -P)
 SIZES=${BENCH_SIZES:-10000 100000 1000000}
 RUNS=${BENCH_RUNS:-5}
 setup_build
-command -v tmux > /dev/null || { echo "$0: tmux is needed" >&2; exit 1; }
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/culprit-bench.XXXXXX")
-TM="tmux -L culprit-bench-$$ -f /dev/null"
-trap '$TM kill-server 2> /dev/null; rm -rf "$TMP"' EXIT
-unset TMUX
+setup_tmux
 
 # A real database for the schema: a short run of the bundled example.
 "$CULPRIT" run -q -o "$TMP/small" "$BUILD/examples/mandel" 2 300 100 > /dev/null

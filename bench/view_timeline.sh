@@ -17,11 +17,7 @@ here=$(cd "$(dirname "$0")" && pwd -P)
 THREADS=${BENCH_THREADS:-16}
 SECONDS_TARGET=${BENCH_SECONDS:-60}
 setup_build
-command -v tmux > /dev/null || { echo "$0: tmux is needed" >&2; exit 1; }
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/culprit-bench.XXXXXX")
-TM="tmux -L culprit-bench-$$ -f /dev/null"
-trap '$TM kill-server 2> /dev/null; rm -rf "$TMP"' EXIT
-unset TMUX
+setup_tmux
 
 [ -x "$BUILD/tests/programs/phases" ] || { echo "$0: $BUILD/tests/programs/phases is not built" \
     "(make check builds it)" >&2; exit 1; }

@@ -507,8 +507,8 @@ int mfile_trace_next(struct mfile_trace_iter *it, struct mfile_trace_record *r)
 	}
 	if (varint_get(&it->p, it->end, &gap) < 0 || varint_get(&it->p, it->end, &value) < 0)
 		return -1;
-	it->gap += unzigzag(gap);
-	l->time_ns += (uint64_t)it->gap;
+	it->gap += (uint64_t)unzigzag(gap);
+	l->time_ns += it->gap;
 	it->value[l->event] += (uint64_t)unzigzag(value);
 	l->value = it->value[l->event];
 	if (head & MFILE_TRACE_HAS_NODE) {

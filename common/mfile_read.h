@@ -114,7 +114,8 @@ struct mfile_trace_iter {
 	const unsigned char *p, *end;
 	uint64_t left;
 	struct mfile_trace_record last;
-	int64_t gap;
+	uint64_t gap;		/* the last gap, two's complement: a hostile file's
+				 * gaps wrap instead of overflowing */
 	uint64_t value[256];	/* the last value of each event */
 };
 
