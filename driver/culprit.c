@@ -28,6 +28,7 @@ static const char usage[] =
 	"  view    browse a database in the terminal         culprit view app.db\n"
 	"  export  the trace for Perfetto and chrome://tracing\n"
 	"                                   culprit export --format=perfetto -o app.json app.db\n"
+	"  diff    compare two databases, frame by frame     culprit diff before.db after.db\n"
 	"  dump    print one measurement file                culprit dump DIR/FILE\n"
 	"\n"
 	"`culprit COMMAND --help` describes each command; see also culprit(1).\n";
@@ -42,6 +43,7 @@ static const struct command {
 	{ "report", cmd_report },
 	{ "view", cmd_view },
 	{ "export", cmd_export },
+	{ "diff", cmd_diff },
 };
 
 int main(int argc, char **argv)

@@ -10,5 +10,6 @@ int cmd_prof(int argc, char **argv);	/* postmortem/prof.c */
 int cmd_report(int argc, char **argv);	/* report/report.c */
 int cmd_view(int argc, char **argv);	/* viewer-tui/view.c */
 int cmd_export(int argc, char **argv);	/* export/export.c */
+int cmd_diff(int argc, char **argv);	/* report/diff.c */
 
 #endif
