@@ -42,6 +42,14 @@ for f in m/*.thread m/*.process; do
 	done
 done
 check "hostile names: no dump output carries a control sequence${bad:+ ($bad)}" [ -z "$bad" ]
+bad=
+for args in "" "--inclusive" "--format=csv"; do
+	# shellcheck disable=SC2086
+	"$CULPRIT" diff --limit=0 $args m.db m.db > df.out 2>&1
+	raw df.out && bad="$bad [$args]"
+done
+check "hostile names: no diff output carries a control sequence${bad:+ ($bad)}" \
+	sh -c "[ -z '$bad' ] && grep -q 'hostile' df.out"
 "$CULPRIT" export --format=perfetto -o - m.db > x.json 2>&1
 check "hostile names: the perfetto export carries no control sequence" sh -c "! raw() { grep -q \"$esc\\|$bel\\|$c1\" \"\$1\"; }; ! raw x.json"
 check "hostile names: ... and is JSON that keeps the names, escaped" \
