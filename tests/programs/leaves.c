@@ -6,19 +6,17 @@
  * pseudo-random amount of work (the ratios kept): with rounds of a fixed
  * length and order, a sampler whose period is close to a multiple of a
  * round would see the same leaf again and again.
- * FOUR (default 4) is leaf_four's share: culprit diff's tests change it.
- * usage: leaves [ROUNDS [UNIT [FOUR]]] */
+ * usage: leaves [ROUNDS [UNIT]] */
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "work.h"
 
 volatile double sink;
-static long four = 4;
 
 __attribute__((noinline)) double leaf_one(long n) { return work_units(n); }
 __attribute__((noinline)) double leaf_two(long n) { return work_units(2 * n); }
-__attribute__((noinline)) double leaf_four(long n) { return work_units(four * n); }
+__attribute__((noinline)) double leaf_four(long n) { return work_units(4 * n); }
 
 __attribute__((noinline)) void one_round(long n, unsigned order)
 {
@@ -34,7 +32,6 @@ int main(int argc, char **argv)
 {
 	long rounds = argc > 1 ? atol(argv[1]) : 250;
 	long unit = argc > 2 ? atol(argv[2]) : 350000;
-	four = argc > 3 ? atol(argv[3]) : 4;
 
 	unsigned seed = 12345;
 	for (long r = 0; r < rounds; r++) {
