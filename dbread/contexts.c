@@ -89,11 +89,8 @@ static int read_children(struct dbr *r, struct kids *k, int64_t parent, const ch
 	sqlite3_stmt *s;
 	if (k->by_number) {
 		/* The stored rows, not the views that compute some of them. */
-		char *sql = xasprintf(CHILDREN_SQL("(SELECT context_id, metric_id AS metric, "
-			"inclusive, exclusive FROM %s)", "m.metric IN %s"), k->recipe.table,
-			k->recipe.ids);
-		s = dbr_prepare(r, sql);
-		free(sql);
+		s = dbr_recipe_prepare(r, CHILDREN_SQL("(SELECT context_id, metric_id AS metric, "
+			"inclusive, exclusive FROM %s)", "m.metric IN %s"), &k->recipe);
 	} else {
 		s = dbr_prepare_metrics(r, CHILDREN_SQL(TBL_CONTEXT_METRICS,
 			"m.event = ?1 AND m.metric IN %s"), metrics, k->nmetrics, event);

@@ -90,6 +90,9 @@ double dbr_metric_total(struct dbr *r, const char *event, const char *metric, in
 /* The index of NAME in METRICS (N), or -1: where a reader keeps values of
  * several metrics, in the order it asked for them. */
 int dbr_metric_index(const char *const *metrics, size_t n, const char *name);
+/* Whether two names (procedures, modules, files) are the same; NULLs
+ * (no name) are the same as each other. */
+int dbr_same_name(const char *a, const char *b);
 
 /* ---- recipe.c: the stored values that make the metrics asked for ---------- */
 
@@ -120,6 +123,10 @@ void dbr_recipe_add(const struct dbr_recipe *rc, sqlite3_int64 id, double incl, 
  * CASE ID WHEN 2 THEN 1 ... ELSE 0 END)", numbers only (malloc'd). */
 char *dbr_recipe_sum_sql(const struct dbr_recipe *rc, int k, const char *id_column,
 			 const char *value_column);
+/* SQL_FORMAT with RC's stored table and its ids (the SQL list) for its
+ * two %s, prepared; NULL after setting the error. */
+sqlite3_stmt *dbr_recipe_prepare(struct dbr *r, const char *sql_format,
+				 const struct dbr_recipe *rc);
 void dbr_recipe_free(struct dbr_recipe *rc);
 
 /* ---- tree.c: the context tree in memory, and the callers of a frame ------------ */

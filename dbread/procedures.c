@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int same(const char *a, const char *b)
+int dbr_same_name(const char *a, const char *b)
 {
-	return (!a && !b) || (a && b && strcmp(a, b) == 0);
+	return a == b || (a && b && strcmp(a, b) == 0);
 }
 
 static struct dbr_procedure *add(struct dbr_procedure **p, size_t *n, size_t *cap, size_t nmetrics,
@@ -38,9 +38,9 @@ int dbr_procedures(struct dbr *r, const char *event, const char *const *metrics,
 	size_t np = 0, cap = 0;
 	int rc;
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		if (!cur || !same(cur->procedure, (const char *)sqlite3_column_text(s, 0)) ||
-		    !same(cur->module, (const char *)sqlite3_column_text(s, 1)) ||
-		    !same(cur->file, (const char *)sqlite3_column_text(s, 2)))
+		if (!cur || !dbr_same_name(cur->procedure, (const char *)sqlite3_column_text(s, 0)) ||
+		    !dbr_same_name(cur->module, (const char *)sqlite3_column_text(s, 1)) ||
+		    !dbr_same_name(cur->file, (const char *)sqlite3_column_text(s, 2)))
 			cur = add(&p, &np, &cap, n, s);
 		int k = dbr_metric_index(metrics, n, (const char *)sqlite3_column_text(s, 3));
 		if (k >= 0) {
@@ -103,9 +103,7 @@ int dbr_procedure_frames(struct dbr *r, const struct dbr_procedure *p, const cha
 		return -1;
 	sqlite3_stmt *s;
 	if (by_number) {
-		char *sql = xasprintf(FRAMES_BY_NUMBER_SQL, recipe.table, recipe.ids);
-		s = dbr_prepare(r, sql);
-		free(sql);
+		s = dbr_recipe_prepare(r, FRAMES_BY_NUMBER_SQL, &recipe);
 	} else {
 		s = dbr_prepare_metrics(r, r->schema >= 6 ? FRAMES_SQL(VALUES_BY_NAME)
 							  : FRAMES_SQL(TBL_CONTEXT_METRICS),

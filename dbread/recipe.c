@@ -99,6 +99,15 @@ void dbr_recipe_add(const struct dbr_recipe *rc, sqlite3_int64 id, double incl, 
 	}
 }
 
+sqlite3_stmt *dbr_recipe_prepare(struct dbr *r, const char *sql_format,
+				 const struct dbr_recipe *rc)
+{
+	char *sql = xasprintf(sql_format, rc->table, rc->ids);
+	sqlite3_stmt *s = dbr_prepare(r, sql);
+	free(sql);
+	return s;
+}
+
 void dbr_recipe_free(struct dbr_recipe *rc)
 {
 	free(rc->use);

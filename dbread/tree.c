@@ -175,26 +175,24 @@ int dbr_tree_values(struct dbr *r, const char *event, const char *metric, double
 {
 	if (r->schema < 6)
 		return tree_values_before_6(r, event, metric, incl, excl);
-	struct dbr_recipe rc;
-	if (dbr_recipe_init(r, event, &metric, 1, &rc) < 0)
+	struct dbr_recipe recipe;
+	if (dbr_recipe_init(r, event, &metric, 1, &recipe) < 0)
 		return -1;
-	char *sql = xasprintf("SELECT context_id, metric_id, inclusive, exclusive FROM %s "
-			      "WHERE metric_id IN %s", rc.table, rc.ids);
-	sqlite3_stmt *s = dbr_prepare(r, sql);
-	free(sql);
-	int rc_step = SQLITE_ERROR;
-	while (s && (rc_step = sqlite3_step(s)) == SQLITE_ROW) {
+	sqlite3_stmt *s = dbr_recipe_prepare(r, "SELECT context_id, metric_id, inclusive, "
+					     "exclusive FROM %s WHERE metric_id IN %s", &recipe);
+	int step = SQLITE_ERROR;
+	while (s && (step = sqlite3_step(s)) == SQLITE_ROW) {
 		sqlite3_int64 id = id_index(s, 0);
 		if (id < 0 || id >= r->ncontexts)
 			continue;
-		dbr_recipe_add(&rc, sqlite3_column_int64(s, 1), sqlite3_column_double(s, 2),
+		dbr_recipe_add(&recipe, sqlite3_column_int64(s, 1), sqlite3_column_double(s, 2),
 			       sqlite3_column_double(s, 3), &incl[id], &excl[id]);
 	}
 	sqlite3_finalize(s);
-	dbr_recipe_free(&rc);
+	dbr_recipe_free(&recipe);
 	if (!s)
 		return -1;
-	return rc_step == SQLITE_DONE ? 0 : dbr_fail_sql(r);
+	return step == SQLITE_DONE ? 0 : dbr_fail_sql(r);
 }
 
 int dbr_is_frame(char kind)

@@ -121,15 +121,10 @@ static void close_side(struct side *s)
 	dbr_close(s->db);
 }
 
-static int same_text(const char *x, const char *y)
-{
-	return x == y || (x && y && strcmp(x, y) == 0);
-}
-
 static int same_context(const struct dbr_ctx *x, const struct dbr_ctx *y)
 {
-	return x->kind == y->kind && x->line == y->line && same_text(x->procedure, y->procedure) &&
-	       same_text(x->file, y->file) && same_text(x->module, y->module);
+	return x->kind == y->kind && x->line == y->line && dbr_same_name(x->procedure, y->procedure) &&
+	       dbr_same_name(x->file, y->file) && dbr_same_name(x->module, y->module);
 }
 
 /* For each context of B (by index), its match in A (index + 1), 0 for none. */
@@ -157,11 +152,6 @@ static uint32_t *match_trees(const struct dbr_tree *a, const struct dbr_tree *b)
 	return match;
 }
 
-static int is_frame(const struct dbr_ctx *c)
-{
-	return dbr_is_frame(c->kind);
-}
-
 /* Every frame of either side with a value on one of them. */
 static struct change *changes(const struct side *a, const struct side *b, int inclusive,
 			      size_t *count)
@@ -172,7 +162,7 @@ static struct change *changes(const struct side *a, const struct side *b, int in
 	struct change *ch = NULL;
 	size_t n = 0, cap = 0;
 	for (size_t i = 0; i < b->tree->n; i++) {
-		if (!is_frame(&b->tree->c[i]))
+		if (!dbr_is_frame(b->tree->c[i].kind))
 			continue;
 		uint32_t k = match[i];
 		if (k)
@@ -183,7 +173,7 @@ static struct change *changes(const struct side *a, const struct side *b, int in
 		ch[n++] = (struct change){ k ? k : 0, (int64_t)i + 1, k ? va[k - 1] : 0, vb[i] };
 	}
 	for (size_t k = 0; k < a->tree->n; k++) {
-		if (matched[k] || !is_frame(&a->tree->c[k]) || va[k] == 0)
+		if (matched[k] || !dbr_is_frame(a->tree->c[k].kind) || va[k] == 0)
 			continue;
 		grow_array(&ch, &cap, n + 1, sizeof *ch);
 		ch[n++] = (struct change){ (int64_t)k + 1, 0, va[k], 0 };

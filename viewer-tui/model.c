@@ -33,8 +33,7 @@ static const char *event_name(const struct vmodel *m)
 	return m->event[m->ev].name;
 }
 
-/* The read layer's last problem, for the status line. */
-static int set_error(struct vmodel *m)
+int model_set_error(struct vmodel *m)
 {
 	free(m->error);
 	m->error = xstrdup(dbr_error(m->db));
@@ -51,7 +50,7 @@ static sqlite3_stmt *prepare(struct vmodel *m, const char *sql)
 {
 	sqlite3_stmt *s = dbr_prepare(m->db, sql);
 	if (!s)
-		set_error(m);
+		model_set_error(m);
 	return s;
 }
 
@@ -70,7 +69,7 @@ static int by_number(struct vmodel *m, const char *const *metrics, size_t n,
 	memset(rc, 0, sizeof *rc);
 	if (m->db->schema < 6)
 		return 0;
-	return dbr_recipe_init(m->db, event_name(m), metrics, n, rc) < 0 ? set_error(m) : 1;
+	return dbr_recipe_init(m->db, event_name(m), metrics, n, rc) < 0 ? model_set_error(m) : 1;
 }
 
 /* SQL_FORMAT with the stored values' table and the recipe's ids for its
@@ -78,9 +77,9 @@ static int by_number(struct vmodel *m, const char *const *metrics, size_t n,
 static sqlite3_stmt *prepare_stored(struct vmodel *m, const char *sql_format,
 				    const struct dbr_recipe *rc)
 {
-	char *sql = xasprintf(sql_format, rc->table, rc->ids);
-	sqlite3_stmt *s = prepare(m, sql);
-	free(sql);
+	sqlite3_stmt *s = dbr_recipe_prepare(m->db, sql_format, rc);
+	if (!s)
+		model_set_error(m);
 	return s;
 }
 
@@ -235,7 +234,7 @@ static int load_context_kids(struct vmodel *m, struct vrow *r)
 	struct dbr_child *c;
 	size_t n;
 	if (dbr_children(m->db, r->id, event_name(m), vmetric_name, VM_COUNT, &c, &n) < 0)
-		return set_error(m);
+		return model_set_error(m);
 	for (size_t i = 0; i < n; i++) {
 		struct vrow *k = row_new(r, row_kind(c[i].kind));
 		k->id = c[i].id;
@@ -267,7 +266,7 @@ static int load_procedures(struct vmodel *m, struct vrow *root)
 	if (m->range_incl)
 		return range_procedures(m, root);
 	if (dbr_procedures(m->db, event_name(m), vmetric_name, VM_COUNT, &p, &n) < 0)
-		return set_error(m);
+		return model_set_error(m);
 	for (size_t i = 0; i < n; i++) {
 		struct vrow *k = row_new(root, VK_PROCEDURE);
 		k->procedure = p[i].procedure;
@@ -297,7 +296,7 @@ static int load_instances(struct vmodel *m, struct vrow *p)
 	size_t n;
 	if (dbr_procedure_frames(m->db, &q, event_name(m), vmetric_name, VM_COUNT, &p->inst, &v,
 				 &p->icallers, &n) < 0)
-		return set_error(m);
+		return model_set_error(m);
 	p->ninst = n;
 	p->ivals = xcalloc(n + 1, sizeof *p->ivals);
 	for (size_t i = 0; i < n; i++) {
@@ -327,7 +326,7 @@ static int load_caller_groups(struct vmodel *m, struct vrow *g, const struct vin
 		of = xcalloc(n + 1, sizeof *of);
 		if (dbr_callers(m->db, front, n, of) < 0) {
 			free(of);
-			return set_error(m);
+			return model_set_error(m);
 		}
 	}
 	size_t mask = 16;
@@ -594,7 +593,7 @@ void model_thread_values(struct vmodel *m, int64_t id, int metric, int exclusive
 			 struct dbr_spread *out)
 {
 	if (dbr_thread_values(m->db, id, event_name(m), vmetric_name[metric], exclusive, out) < 0)
-		set_error(m);
+		model_set_error(m);
 }
 
 size_t model_line_values(struct vmodel *m, const char *procedure, const char *file, int metric,

@@ -70,11 +70,6 @@ static struct proc *proc_of(struct procs *ps, const struct dbr_ctx *c)
 	return p;
 }
 
-static int is_frame(const struct dbr_ctx *c)
-{
-	return c->kind == KIND_FRAME[0] || c->kind == KIND_INLINED[0];
-}
-
 /* Walks TREE depth first without recursion, summing each frame's values
  * into its procedure: inclusive only where no frame of the same
  * procedure is above it. */
@@ -98,7 +93,7 @@ static void sum_frames(const struct vmodel *m, const struct dbr_tree *t, struct 
 			}
 			stack[sp - 1] = top | 0x80000000u;
 			const struct dbr_ctx *c = &t->c[top];
-			if (is_frame(c)) {
+			if (dbr_is_frame(c->kind)) {
 				struct proc *p = of[top] = proc_of(ps, c);
 				const double *in = m->range_incl + (size_t)top * VM_COUNT;
 				const double *ex = m->range_excl + (size_t)top * VM_COUNT;
@@ -133,11 +128,8 @@ static char *dup_or_null(const char *s)
 int range_procedures(struct vmodel *m, struct vrow *root)
 {
 	const struct dbr_tree *t = dbr_tree(m->db);
-	if (!t) {
-		free(m->error);
-		m->error = xstrdup(dbr_error(m->db));
-		return -1;
-	}
+	if (!t)
+		return model_set_error(m);
 	struct procs ps = { 0 };
 	sum_frames(m, t, &ps);
 	for (size_t q = 0; q < ps.n; q++) {
@@ -157,29 +149,20 @@ int range_procedures(struct vmodel *m, struct vrow *root)
 	return 0;
 }
 
-/* Same string, NULLs equal: names from the database and the tree's. */
-static int same(const char *a, const char *b)
-{
-	return a == b || (a && b && strcmp(a, b) == 0);
-}
-
 int range_lines(struct vmodel *m, struct vrow *p)
 {
 	const struct dbr_tree *t = dbr_tree(m->db);
-	if (!t) {
-		free(m->error);
-		m->error = xstrdup(dbr_error(m->db));
-		return -1;
-	}
+	if (!t)
+		return model_set_error(m);
 	for (size_t i = 0; i < t->n; i++) {
 		const struct dbr_ctx *c = &t->c[i];
 		const double *ex = m->range_excl + i * VM_COUNT;
-		if (c->kind != KIND_STATEMENT[0] || !has_value(ex) || !same(c->procedure, p->procedure) ||
-		    !same(c->module, p->module))
+		if (c->kind != KIND_STATEMENT[0] || !has_value(ex) || !dbr_same_name(c->procedure, p->procedure) ||
+		    !dbr_same_name(c->module, p->module))
 			continue;
 		struct vrow *row = NULL;
 		for (size_t k = 0; k < p->nkids && !row; k++)
-			if (p->kid[k]->line == c->line && same(p->kid[k]->file, c->file))
+			if (p->kid[k]->line == c->line && dbr_same_name(p->kid[k]->file, c->file))
 				row = p->kid[k];
 		if (!row) {
 			row = row_new(p, VK_LINE);

@@ -269,7 +269,7 @@ static void range_values(struct vui *u, struct vtimeline *t)
 	for (size_t c = n; tree && c-- > 0;) {
 		uint32_t p = tree->c[c].parent;
 		if (tree->c[c].kind != KIND_STATEMENT[0] || p == UINT32_MAX || p >= n ||
-		    (tree->c[p].kind != KIND_FRAME[0] && tree->c[p].kind != KIND_INLINED[0]))
+		    !dbr_is_frame(tree->c[p].kind))
 			continue;
 		for (int k = 0; k < VM_COUNT; k++)
 			t->range_excl[(size_t)p * VM_COUNT + k] += t->range_excl[c * VM_COUNT + k];
@@ -305,7 +305,7 @@ int timeline_range(const struct vui *u, double *from, double *to)
 
 /* ---- keys ------------------------------------------------------------------------ */
 
-/* The window's width in seconds, and a cell's. */
+/* The window's length in seconds. */
 static double span(const struct vtimeline *t)
 {
 	return t->to - t->from;

@@ -134,6 +134,8 @@ size_t model_search(struct vmodel *m, const char *text, int metric, int64_t *ids
  * count. */
 size_t model_ancestors(struct vmodel *m, int64_t id, int64_t *ids, size_t max);
 
+/* Keeps the read layer's last problem for the status line; -1. */
+int model_set_error(struct vmodel *m);
 /* What METRIC's percentages are of: the event's effort (samples: all
  * samples), in the timeline's range when one is chosen. */
 double model_percent_base(const struct vmodel *m, int metric);
