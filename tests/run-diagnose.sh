@@ -76,7 +76,7 @@ for cc in $compilers; do
 	check "$cc mixed: mixed_round is too fine-grained, for the runtime calls it makes" \
 		[ "$(echo "$first" | cut -d'|' -f2,3,5)" = "too fine-grained|mixed_round|runtime" ]
 	check "$cc mixed: ... which are task creation in libomp" \
-		sh -c "echo '$first' | cut -d'|' -f6 | grep -Eq '^libomp: (__kmpc_omp_task|GOMP_task) '"
+		sh -c "echo '$first' | cut -d'|' -f6 | grep -Eq '^libomp: (__kmpc_omp_task|__kmpc_omp_task_alloc|GOMP_task) '"
 	check "$cc mixed: every diagnosis is at the program's own code" \
 		only_program $db omp_tiny_tasks-$cc
 	"$CULPRIT" report --diagnose $db > mixed-$cc.txt
