@@ -248,6 +248,14 @@ percent() {
 	BEGIN { need("percent", p); need_whole("percent", w); printf "%.1f\n", 100 * p / w }'
 }
 
+# leaf_share OUTPUT LEAF cpu|wall: the share of the leaves program's time
+# that LEAF took, as the program measured it on its own clocks and printed
+# ("leaf_two cpu 28.57% wall 28.60%"); nothing if it printed none.
+leaf_share() {
+	awk -v fn="$2" -v clock="$3" '
+		$1 == fn { for (i = 2; i < NF; i++) if ($i == clock) { sub("%", "", $(i + 1)); print $(i + 1) } }' "$1"
+}
+
 # has_not FILE WANT UNWANTED: FILE has a line matching WANT (so that it is
 # the output meant, not an empty or failed one) and none matching UNWANTED
 # (grep -E patterns).

@@ -5,28 +5,39 @@
 have sqlite3 || skip_all "the sqlite3 program is not installed"
 
 # Leaf functions with 1/7, 2/7 and 4/7 of the work, at 4 kHz: some 4000
-# samples keep sampling noise well under the 3 points checked.
-profile_e m CPUTIME@f4000 "$PROGRAMS/leaves" > /dev/null
+# samples keep sampling noise well under the 3 points checked.  The truth
+# is the program's own CPU clock: on shared cores the same work does not
+# always take the same time.
+profile_e m CPUTIME@f4000 "$PROGRAMS/leaves" > leaves.out
 prof m
 check "prof: leaves: the database was written" [ -s m.db ]
 check "prof: schema version is 9" [ "$(sql m.db 'PRAGMA user_version')" = 9 ]
 total=$(sql m.db "select total from metrics where event='cputime' and metric='work'")
 note "total CPU time $total s"
-for leaf in leaf_one:14.29 leaf_two:28.57 leaf_four:57.14; do
-	fn=${leaf%%:*}
-	want=${leaf#*:}
-	got=$(sql m.db "select 100.0 * inclusive / $total from procedure_metrics
+leaves=$(sql m.db "select sum(inclusive) from procedure_metrics
+	where procedure like 'leaf_%' and event = 'cputime' and metric = 'work'")
+for fn in leaf_one leaf_two leaf_four; do
+	want=$(leaf_share leaves.out $fn cpu)
+	got=$(sql m.db "select 100.0 * inclusive / $leaves from procedure_metrics
 		where procedure = '$fn' and event = 'cputime' and metric = 'work'")
-	note "$fn: $got% (expected $want%)"
-	check "prof: $fn has $want% of the work, within 3 points" near "$got" "$want" 3
+	note "$fn: $got% (the program measured $want%)"
+	check "prof: $fn has the share of the leaves' work that it measured, within 3 points" near "$got" "$want" 3
 done
 main=$(sql m.db "select inclusive from procedure_metrics where procedure = 'main' and metric = 'work'")
 check "prof: main's inclusive work is the total" nearly_all "$main" "$total"
 root=$(sql m.db "select inclusive from context_metrics where context_id = 1 and metric = 'work'")
 check "prof: the root's inclusive work is the total" near "$root" "$total" 0.000001
+# All work is at a statement but for frames without line information (the
+# vDSO and the C library's clock_gettime, which the program times itself
+# with), where it stays at the frame.
 stmts=$(sql m.db "select sum(m.exclusive) from contexts c join context_metrics m on m.context_id = c.id
 	where c.kind = 'statement' and m.metric = 'work'")
-check "prof: statements' exclusive work adds up to the total" near "$stmts" "$total" 0.001
+noline=$(sql m.db "select coalesce(sum(m.exclusive), 0) from contexts c join context_metrics m on m.context_id = c.id
+	where c.kind = 'frame' and coalesce(c.file, '') = '' and m.metric = 'work'")
+note "statements: $stmts s; frames without line information: $noline s"
+check "prof: statements' exclusive work and that of frames without lines add up to the total" \
+	near "$(awk -v a="$stmts" -v b="$noline" 'BEGIN { print a + b }')" "$total" 0.001
+check "prof: ... and those frames hold under 2% of it" below "$noline" "$(awk -v t="$total" 'BEGIN { print t / 50 }')"
 check "prof: the inlined work_units() is a frame of its own" \
 	[ "$(sql m.db "select count(*) from contexts where kind = 'inlined' and procedure = 'work_units'")" -ge 3 ]
 check "prof: an inlined frame hangs below the call site it was inlined at" \
