@@ -1,6 +1,7 @@
 /* culprit.c - the `culprit` command: dispatches to its subcommands.
  *
  *   culprit run     collect measurements (run.c, with the collector)
+ *   culprit scale   one run per thread count (scale.c)
  *   culprit prof    measurements to a database (postmortem/prof.c)
  *   culprit report  a database as text or CSV (postmortem/report.c)
  *   culprit view    browse a database in the terminal (viewer-tui/)
@@ -23,6 +24,7 @@ static const char usage[] =
 	"\n"
 	"Commands:\n"
 	"  run     run a program and record measurements    culprit run ./app args\n"
+	"  scale   one run per thread count                  culprit scale -t 1,2,4 ./app\n"
 	"  prof    measurements to an SQLite database        culprit prof DIR\n"
 	"  report  print a database's profile                culprit report app.db\n"
 	"  view    browse a database in the terminal         culprit view app.db\n"
@@ -38,6 +40,7 @@ static const struct command {
 	int (*run)(int, char **);
 } commands[] = {
 	{ "run", cmd_run },
+	{ "scale", cmd_scale },
 	{ "dump", cmd_dump },
 	{ "prof", cmd_prof },
 	{ "report", cmd_report },

@@ -28,6 +28,9 @@ enum program_kind {
 	PROGRAM_INTERPRETED,	/* started by the dynamic linker */
 };
 enum program_kind program_kind(const char *path);
+/* NAME's last component, as a directory name may hold it (at most 40
+ * bytes of letters, digits, '.', '_' and '-'; others become '_'). */
+void directory_safe_name(const char *name, char *out, size_t size);
 
 /* ---- the measurement's own health (run_health.c) ---- */
 

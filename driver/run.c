@@ -14,6 +14,7 @@
 #include "driver.h"
 #include "settings.h"
 #include "mfile_format.h"
+#include "run_info.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -26,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -63,6 +65,10 @@ static const char run_usage[] =
 	"      --io-idle       count a thread blocked in I/O (read, poll, accept, ...)\n"
 	"                      as idle, cause io (default: working, as it is not\n"
 	"                      waiting for the program's other threads)\n"
+	"      --label=TEXT    name the run (culprit prof's experiments table; default:\n"
+	"                      tN for N threads, when they are known)\n"
+	"      --threads=N     the thread count the run is for (default: the first\n"
+	"                      number in OMP_NUM_THREADS, when it is set)\n"
 	"      --allow-static  run a statically linked PROGRAM, which culprit cannot\n"
 	"                      measure, for the dynamically linked programs it starts\n"
 	"  -q, --quiet         do not print where the measurements went\n"
@@ -213,7 +219,7 @@ enum program_kind program_kind(const char *path)
 
 /* The base name of program NAME, cut short and with only characters safe
  * in a directory name, into OUT. */
-static void directory_safe_name(const char *name, char *out, size_t size)
+void directory_safe_name(const char *name, char *out, size_t size)
 {
 	const char *base = strrchr(name, '/');
 	base = base ? base + 1 : name;
@@ -280,6 +286,8 @@ struct run_options {
 	int no_trace;			/* --no-trace */
 	int io_idle;			/* --io-idle */
 	int allow_static;		/* --allow-static */
+	const char *label;		/* --label, or NULL */
+	long threads;			/* --threads, or 0 */
 	int quiet;			/* -q */
 	int list_events;		/* -L: list the events, run nothing */
 	int help;			/* -h: print the usage, run nothing */
@@ -312,6 +320,8 @@ static int parse_run_options(int argc, char **argv, struct run_options *o)
 		{ "no-trace", no_argument, NULL, 'T' },
 		{ "io-idle", no_argument, NULL, 'I' },
 		{ "allow-static", no_argument, NULL, 'S' },
+		{ "label", required_argument, NULL, 'l' },
+		{ "threads", required_argument, NULL, 't' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -358,6 +368,17 @@ static int parse_run_options(int argc, char **argv, struct run_options *o)
 			break;
 		case 'S':
 			o->allow_static = 1;
+			break;
+		case 'l':
+			if (!optarg[0] || strlen(optarg) >= sizeof ((struct run_info *)0)->label)
+				return msg_usage("run", "--label needs a name of 1 to 63 bytes");
+			o->label = optarg;
+			break;
+		case 't':
+			o->threads = run_info_threads(optarg);
+			if (o->threads == 0 || strchr(optarg, ','))
+				return msg_usage("run", "--threads needs a positive whole number, "
+						 "not '%s'", optarg);
 			break;
 		default:
 			fputs(run_usage, stderr);
@@ -476,12 +497,8 @@ static void receive_directory(int go, char *dir, size_t size)
 /* What the collector reads at start: where to write, what to sample, and
  * the preload that starts it in every process the program makes. */
 static void set_collector_environment(const struct run_options *o, const struct run_plan *plan,
-				      const char *dir)
+				      const char *dir, const char *experiment)
 {
-	char experiment[128], host[64] = "host";
-	gethostname(host, sizeof host - 1);
-	snprintf(experiment, sizeof experiment, "%s-%d-%lld", host, (int)getppid(),
-		 (long long)time(NULL));
 	/* The collector first, then libomp, whose GOMP_* then win over
 	 * libgomp's, then what the user preloads. */
 	const char *old = getenv("LD_PRELOAD");
@@ -584,7 +601,8 @@ static int wait_for_program(pid_t pid, const char *abs, int *code)
 /* Says what the run left in ABS (DIR as the user knows it), unless QUIET;
  * removes the directory, silently, of a program that never ran (CODE 126
  * or 127: the exec failed and said so). */
-static void report_measurements(const char *abs, const char *dir, int code, int quiet)
+static void report_measurements(const char *abs, const char *dir, int code, int quiet,
+				const struct run_info *info)
 {
 	int procs, threads;
 	run_remove_spares(abs);
@@ -603,6 +621,10 @@ static void report_measurements(const char *abs, const char *dir, int code, int 
 			msg_warn("no measurements were written (a statically linked program, "
 				 "or one killed by SIGKILL in its first second?)");
 	} else {
+		if (run_info_write(abs, info) < 0)
+			msg_warn("cannot write the run's wall-clock and CPU time into %s: %s "
+				 "(culprit prof takes them from the measurements)", dir,
+				 strerror(errno));
 		/* What the measurement lost ends the line; when it matters, even
 		 * with -q, as a warning. */
 		struct run_health h;
@@ -620,10 +642,48 @@ static void report_measurements(const char *abs, const char *dir, int code, int 
 	}
 }
 
+static double clock_seconds(clockid_t clock)
+{
+	struct timespec ts;
+	clock_gettime(clock, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static double children_cpu_seconds(void)
+{
+	struct rusage ru;
+	if (getrusage(RUSAGE_CHILDREN, &ru) != 0)
+		return 0;
+	return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+	       (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+}
+
+/* What the run file says before the program starts: the experiment's
+ * name (which the collector also gets), label, threads and command. */
+static void start_run_info(const struct run_options *o, struct run_info *info)
+{
+	char host[64] = "host";
+	memset(info, 0, sizeof *info);
+	gethostname(host, sizeof host - 1);
+	snprintf(info->experiment, sizeof info->experiment, "%s-%d-%lld", host, (int)getpid(),
+		 (long long)time(NULL));
+	if (o->label)
+		snprintf(info->label, sizeof info->label, "%s", o->label);
+	info->threads = o->threads ? o->threads : run_info_threads(getenv("OMP_NUM_THREADS"));
+	size_t n = 0;
+	for (char **a = o->program_argv; *a && n + 1 < sizeof info->command; a++)
+		n += (size_t)snprintf(info->command + n, sizeof info->command - n, "%s%s",
+				      a == o->program_argv ? "" : " ", *a);
+	info->start = clock_seconds(CLOCK_REALTIME);
+}
+
 /* Starts the program as our child, waits for it and reports.  Returns
  * the program's status, or EXIT_FAIL if it could not be started. */
 static int run_program(const struct run_options *o, const struct run_plan *plan)
 {
+	struct run_info info;
+	start_run_info(o, &info);
+	double cpu_before = children_cpu_seconds(), wall_before = clock_seconds(CLOCK_MONOTONIC);
 	int go[2];	/* the child waits on it for the directory (see the top) */
 	if (pipe2(go, O_CLOEXEC) < 0)
 		return msg_error("cannot create a pipe: %s", strerror(errno));
@@ -641,7 +701,7 @@ static int run_program(const struct run_options *o, const struct run_plan *plan)
 		close(go[0]);
 		if (!dir[0])
 			_exit(EXIT_FAIL);	/* the parent said why */
-		set_collector_environment(o, plan, dir);
+		set_collector_environment(o, plan, dir, info.experiment);
 		exec_program(plan->program, o->program_argv);
 	}
 
@@ -657,7 +717,10 @@ static int run_program(const struct run_options *o, const struct run_plan *plan)
 	int code;
 	if (wait_for_program(pid, abs, &code) < 0)
 		return EXIT_FAIL;
-	report_measurements(abs, dir, code, o->quiet);
+	info.wall = clock_seconds(CLOCK_MONOTONIC) - wall_before;
+	info.cpu = children_cpu_seconds() - cpu_before;
+	info.status = code;
+	report_measurements(abs, dir, code, o->quiet, &info);
 	return code;
 }
 

@@ -6,6 +6,7 @@
 
 int cmd_run(int argc, char **argv);	/* driver/run.c */
 int cmd_dump(int argc, char **argv);	/* driver/dump.c */
+int cmd_scale(int argc, char **argv);	/* driver/scale.c */
 int cmd_prof(int argc, char **argv);	/* postmortem/prof.c */
 int cmd_report(int argc, char **argv);	/* report/report.c */
 int cmd_view(int argc, char **argv);	/* viewer-tui/view.c */
