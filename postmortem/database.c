@@ -33,7 +33,13 @@ const char db_schema_sql[] =
 	"  id INTEGER PRIMARY KEY, pid INTEGER, ppid INTEGER, generation INTEGER,\n"
 	"  mpi_rank INTEGER, host TEXT, executable TEXT, command TEXT, cwd TEXT,\n"
 	"  start_time REAL, end_time REAL, end_reason TEXT, end_status INTEGER,\n"
-	"  experiment TEXT, measurement_file TEXT);\n"
+	"  experiment TEXT, measurement_file TEXT,\n"
+	"  experiment_id INTEGER REFERENCES experiments(id));\n"
+	/* One row per culprit run (schema 10): by thread count, then start. */
+	"CREATE TABLE experiments (\n"
+	"  id INTEGER PRIMARY KEY, label TEXT UNIQUE, threads INTEGER, command TEXT,\n"
+	"  start_time REAL, wall_time REAL, cpu_time REAL, exit_status INTEGER,\n"
+	"  run TEXT, directory TEXT);\n"
 	"CREATE TABLE threads (\n"
 	"  id INTEGER PRIMARY KEY, process_id INTEGER REFERENCES processes(id),\n"
 	"  pid INTEGER, tid INTEGER, seq INTEGER, mpi_rank INTEGER, name TEXT,\n"
@@ -126,6 +132,20 @@ const char db_schema_sql[] =
 					   " AND x.thread_id = w.thread_id") " AS exclusive\n"
 	"    FROM metrics d JOIN stored_thread_values w ON w.metric_id = d.derived_from)\n"
 	"  WHERE inclusive <> 0 OR exclusive <> 0;\n"
+	/* Each experiment's own values, every metric, only when there are
+	 * several (with one, they are context_values). */
+	"CREATE TABLE experiment_values (\n"
+	"  experiment_id INTEGER REFERENCES experiments(id), metric_id INTEGER REFERENCES metrics(id),\n"
+	"  context_id INTEGER REFERENCES context_tree(id), inclusive REAL, exclusive REAL,\n"
+	"  PRIMARY KEY (experiment_id, metric_id, context_id)) WITHOUT ROWID;\n"
+	"CREATE VIEW experiment_metrics (experiment_id, context_id, event, metric, inclusive,\n"
+	"    exclusive) AS\n"
+	"  SELECT v.experiment_id, v.context_id, m.event, m.metric, v.inclusive, v.exclusive\n"
+	"  FROM experiment_values v JOIN metrics m ON m.id = v.metric_id\n"
+	"  UNION ALL\n"
+	"  SELECT x.id, v.context_id, m.event, m.metric, v.inclusive, v.exclusive\n"
+	"  FROM experiments x, context_values v JOIN metrics m ON m.id = v.metric_id\n"
+	"  WHERE (SELECT count(*) FROM experiments) = 1;\n"
 	/* The number of threads the per-context statistics are over: all
 	 * threads with values anywhere (a thread without a value at a
 	 * context counts 0 there). */

@@ -6,6 +6,7 @@
  * name its process's events, and its frames its process's modules. */
 #define _GNU_SOURCE
 #include "experiment.h"
+#include "runs.h"
 #include "mfile_format.h"
 #include "symbolize.h"
 #include "tools.h"
@@ -110,9 +111,80 @@ static void free_files(struct file_list *l)
 	memset(l, 0, sizeof *l);
 }
 
-/* Adds the measurement files of directory DIR to L.  Returns 0, or -1
- * after a message when DIR is not a measurement directory. */
+static int measurement_name(const char *name)
+{
+	return ends_with(name, ".process") || ends_with(name, ".thread");
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The subdirectories of DIR that hold measurement files, sorted (`culprit
+ * scale`'s DIR/t1, DIR/t2, ...), into *OUT; returns how many. */
+static size_t run_subdirectories(const char *dir, char ***out)
+{
+	DIR *d = opendir(dir);
+	struct dirent *ent;
+	size_t n = 0, cap = 0;
+	*out = NULL;
+	if (!d)
+		return 0;
+	while ((ent = readdir(d))) {
+		if (ent->d_name[0] == '.')
+			continue;
+		char *sub = xasprintf("%s/%s", dir, ent->d_name);
+		struct stat st;
+		DIR *s = stat(sub, &st) == 0 && S_ISDIR(st.st_mode) ? opendir(sub) : NULL;
+		struct dirent *f;
+		int holds = 0;
+		while (s && !holds && (f = readdir(s)))
+			holds = measurement_name(f->d_name);
+		if (s)
+			closedir(s);
+		if (holds) {
+			grow_array(out, &cap, n + 1, sizeof **out);
+			(*out)[n++] = sub;
+		} else {
+			free(sub);
+		}
+	}
+	closedir(d);
+	qsort(*out, n, sizeof **out, by_name);
+	return n;
+}
+
+static int list_files(const char *dir, struct file_list *l);
+
+/* Adds the measurement files of directory DIR to L, or those of its
+ * subdirectories when it has none itself.  Returns 0, or -1 after a
+ * message when DIR is not a measurement directory. */
 static int list_directory(const char *dir, struct file_list *l)
+{
+	size_t before = l->n;
+	if (list_files(dir, l) < 0)
+		return -1;
+	if (l->n > before)
+		return 0;
+	char **sub;
+	size_t nsub = run_subdirectories(dir, &sub);
+	for (size_t i = 0; i < nsub; i++) {
+		list_files(sub[i], l);
+		free(sub[i]);
+	}
+	free(sub);
+	if (l->n == before) {
+		msg_error("%s holds no measurement files (.process, .thread); give a "
+			  "directory written by `culprit run` or `culprit scale`", dir);
+		return -1;
+	}
+	return 0;
+}
+
+/* Adds the measurement files in directory DIR itself to L.  Returns 0, or
+ * -1 after a message when DIR is not a directory. */
+static int list_files(const char *dir, struct file_list *l)
 {
 	struct stat st;
 	if (stat(dir, &st) != 0) {
@@ -128,10 +200,9 @@ static int list_directory(const char *dir, struct file_list *l)
 		msg_error("%s: %s", dir, strerror(errno));
 		return -1;
 	}
-	size_t before = l->n;
 	struct dirent *ent;
 	while ((ent = readdir(d))) {
-		if (!ends_with(ent->d_name, ".process") && !ends_with(ent->d_name, ".thread"))
+		if (!measurement_name(ent->d_name))
 			continue;
 		grow_array(&l->file, &l->cap, l->n + 1, sizeof *l->file);
 		struct file *f = &l->file[l->n++];
@@ -140,11 +211,6 @@ static int list_directory(const char *dir, struct file_list *l)
 		f->dir = xstrdup(dir);
 	}
 	closedir(d);
-	if (l->n == before) {
-		msg_error("%s holds no measurement files (.process, .thread); give a "
-			  "directory written by `culprit run`", dir);
-		return -1;
-	}
 	return 0;
 }
 
@@ -284,8 +350,10 @@ int experiment_load(struct experiment *e, char *const *dirs, int ndirs, int jobs
 			e->thread[i]->id = (uint32_t)i + 1;
 	}
 	free_files(&files);
-	if (!failed)
+	if (!failed) {
 		warn_unfinished(e);
+		experiment_runs(e);
+	}
 	if (!failed && e->nthread == 0) {
 		msg_error("no usable thread measurements in %s%s", dirs[0],
 			  ndirs > 1 ? " and the others" : "");
@@ -358,6 +426,13 @@ void experiment_free(struct experiment *e)
 		free(e->proc[i]->dir);
 		free(e->proc[i]);
 	}
+	for (size_t i = 0; i < e->nrun; i++) {
+		free(e->run[i]->name);
+		free(e->run[i]->dir);
+		free(e->run[i]->command);
+		free(e->run[i]);
+	}
+	free(e->run);
 	free(e->thread);
 	free(e->proc);
 	memset(e, 0, sizeof *e);

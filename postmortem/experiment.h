@@ -13,6 +13,7 @@
 
 #include "mfile_read.h"
 
+struct exp_run;
 struct sym_module;
 struct symbolizer;
 
@@ -24,6 +25,7 @@ struct exp_process {
 	struct sym_module **module;	/* by index in p->modules */
 	size_t nthreads;		/* threads that loaded */
 	uint32_t id;			/* 1, 2, ... in load order */
+	struct exp_run *run;		/* the culprit run it came from (runs.h) */
 };
 
 struct exp_thread {
@@ -47,9 +49,13 @@ struct experiment {
 	struct exp_thread **thread;
 	size_t nthread;
 	size_t files_skipped;		/* damaged or orphaned */
+	struct exp_run **run;		/* by id - 1 (runs.h) */
+	size_t nrun;
 };
 
 /* Loads every measurement file in DIRS into *E with up to JOBS threads.
+ * A directory without measurement files whose subdirectories have them
+ * (`culprit scale`'s) stands for those subdirectories.
  * Problems with single files are warnings, or errors when STRICT.  Returns
  * 0, or -1 after printing one line when nothing usable was found or
  * (STRICT) a file was bad; *E is then empty and needs no freeing. */

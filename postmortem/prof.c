@@ -315,7 +315,9 @@ struct analysis {
 	const struct diag_thresholds *thresholds;
 	struct thread_values *values;
 	int derivable;			/* tables_derivable() */
+	const struct experiment *e;
 	struct diag_result *diagnosis;	/* the result */
+	struct run_values *by_run;	/* each experiment's values, or NULL */
 };
 
 #define ANALYSIS_STACK ((size_t)1 << 30)
@@ -323,6 +325,7 @@ struct analysis {
 static void *analyse(void *arg)
 {
 	struct analysis *an = arg;
+	an->by_run = thread_values_by_run(an->values, an->e);
 	thread_values_sort(an->values, an->derivable);
 	an->diagnosis = diagnose(an->tree, an->thresholds);
 	return NULL;
@@ -345,7 +348,7 @@ static int write_results(sqlite3 *db, const struct prof_options *o, struct prof 
 	}
 	quality_write(db, expected, read);
 	const uint32_t *sole = thread_values_sole(values);
-	struct analysis an = { p->tree, &o->thresholds, values, derivable, NULL };
+	struct analysis an = { p->tree, &o->thresholds, values, derivable, &p->e, NULL, NULL };
 	/* The diagnoses walk the tree recursively, and a tree can be as deep
 	 * as the collector's depth limit (a million frames): a stack of its
 	 * own, reserved, not used, unless the tree is that deep. */
@@ -366,6 +369,9 @@ static int write_results(sqlite3 *db, const struct prof_options *o, struct prof 
 	trace_rows_write(db, &p->trace);
 	progress_update("%zu per-thread values", thread_values_count(values));
 	thread_values_write(values, derivable);
+	if (an.by_run)
+		progress_update("values of %zu experiments", p->e.nrun);
+	run_values_write(db, an.by_run);
 	progress_update("procedures");
 	tables_write_procedures(db, p->tree);
 	progress_update("diagnoses");

@@ -12,6 +12,7 @@
 #include "merge.h"
 #include "mfile_format.h"
 #include "overhead.h"
+#include "runs.h"
 #include "symbolize.h"
 #include "tools.h"
 #include "waits.h"
@@ -146,6 +147,75 @@ const uint32_t *thread_values_sole(struct thread_values *v)
 	return v->sole;
 }
 
+/* ---- per-experiment values ------------------------------------------------ */
+
+struct run_row {
+	uint32_t run, metric, ctx;
+	double incl, excl;
+};
+
+struct run_values {
+	struct run_row *rows;
+	size_t n;
+};
+
+static int by_run_key(const void *a, const void *b)
+{
+	const struct run_row *x = a, *y = b;
+	if (x->run != y->run)
+		return x->run < y->run ? -1 : 1;
+	if (x->metric != y->metric)
+		return x->metric < y->metric ? -1 : 1;
+	return x->ctx < y->ctx ? -1 : x->ctx > y->ctx;
+}
+
+struct run_values *thread_values_by_run(const struct thread_values *v, const struct experiment *e)
+{
+	if (e->nrun < 2)
+		return NULL;
+	struct run_values *rv = xcalloc(1, sizeof *rv);
+	rv->rows = xcalloc(v->nrows + 1, sizeof *rv->rows);
+	for (size_t i = 0; i < v->nrows; i++) {
+		const struct thread_row *r = &v->rows[i];
+		rv->rows[i] = (struct run_row){ e->thread[r->thread - 1]->proc->run->id, r->metric,
+						r->ctx, r->incl, r->excl };
+	}
+	qsort(rv->rows, v->nrows, sizeof *rv->rows, by_run_key);
+	/* One row per key, the threads' values summed. */
+	size_t n = 0;
+	for (size_t i = 0; i < v->nrows; i++) {
+		struct run_row *r = &rv->rows[i];
+		if (n && by_run_key(&rv->rows[n - 1], r) == 0) {
+			rv->rows[n - 1].incl += r->incl;
+			rv->rows[n - 1].excl += r->excl;
+		} else {
+			rv->rows[n++] = *r;
+		}
+	}
+	rv->n = n;
+	return rv;
+}
+
+void run_values_write(sqlite3 *db, struct run_values *rv)
+{
+	if (!rv)
+		return;
+	struct db_batch *b = db_batch_new(db, "experiment_values", 5);
+	for (size_t i = 0; i < rv->n; i++) {
+		const struct run_row *r = &rv->rows[i];
+		if (r->incl == 0 && r->excl == 0)
+			continue;
+		db_batch_int(b, r->run);
+		db_batch_int(b, (int64_t)r->metric + 1);
+		db_batch_int(b, (int64_t)r->ctx + 1);
+		db_batch_real(b, r->incl);
+		db_batch_real(b, r->excl);
+	}
+	db_batch_finish(b);
+	free(rv->rows);
+	free(rv);
+}
+
 /* Whether metric M is left to the views when DERIVABLE. */
 static int left_to_views(const struct ctree *t, uint32_t m, int derivable)
 {
@@ -261,7 +331,7 @@ static void write_processes(sqlite3 *db, const struct experiment *e)
 	sqlite3_stmt *s = db_prepare(db,
 		"INSERT INTO processes (id, pid, ppid, generation, mpi_rank, host, executable, "
 		"command, cwd, start_time, end_time, end_reason, end_status, experiment, "
-		"measurement_file) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+		"measurement_file, experiment_id) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
 	for (size_t i = 0; i < e->nproc; i++) {
 		const struct exp_process *ep = e->proc[i];
 		const struct mfile_process *p = ep->p;
@@ -287,6 +357,7 @@ static void write_processes(sqlite3 *db, const struct experiment *e)
 			sqlite3_bind_null(s, 13);
 		bind_text(s, 14, p->experiment);
 		bind_text(s, 15, ep->path);
+		sqlite3_bind_int64(s, 16, ep->run->id);
 		db_step_reset(db, s);
 		write_notes(db, ep->mf, ep->id, 0);
 		free(cmd);
@@ -330,8 +401,37 @@ static void write_threads(sqlite3 *db, const struct experiment *e)
 	sqlite3_finalize(c);
 }
 
+static void write_experiments(sqlite3 *db, const struct experiment *e)
+{
+	sqlite3_stmt *s = db_prepare(db, "INSERT INTO experiments (id, label, threads, command, "
+				     "start_time, wall_time, cpu_time, exit_status, run, directory) "
+				     "VALUES (?,?,?,?,?,?,?,?,?,?)");
+	for (size_t i = 0; i < e->nrun; i++) {
+		const struct exp_run *r = e->run[i];
+		sqlite3_bind_int64(s, 1, r->id);
+		bind_text(s, 2, r->label);
+		sqlite3_bind_int64(s, 3, r->threads);
+		bind_text(s, 4, r->command);
+		bind_real(s, 5, r->start);
+		bind_real(s, 6, r->wall);
+		if (r->cpu >= 0)
+			bind_real(s, 7, r->cpu);
+		else
+			sqlite3_bind_null(s, 7);
+		if (r->status >= 0)
+			sqlite3_bind_int64(s, 8, r->status);
+		else
+			sqlite3_bind_null(s, 8);
+		bind_text(s, 9, r->name);
+		bind_text(s, 10, r->dir);
+		db_step_reset(db, s);
+	}
+	sqlite3_finalize(s);
+}
+
 void tables_write_identity(sqlite3 *db, const struct experiment *e)
 {
+	write_experiments(db, e);
 	write_processes(db, e);
 	write_threads(db, e);
 	waits_write_sites(db, e);
