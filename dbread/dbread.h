@@ -272,6 +272,34 @@ int dbr_thread_values(struct dbr *r, int64_t id, const char *event, const char *
 		      int exclusive, struct dbr_spread *out);
 void dbr_spread_free(struct dbr_spread *s);
 
+/* ---- experiments.c: the runs in one database (schema 10 on) ------------------ */
+
+struct dbr_experiment {
+	int64_t id;
+	char *label, *command;
+	long threads;
+	double wall;		/* seconds */
+	double cpu;		/* CPU seconds; < 0: not known */
+	int status;		/* exit status as a shell says it; < 0: not known */
+};
+/* The experiments, by id (thread count, then start).  A database from
+ * before schema 10 is one experiment, told from its processes and threads. */
+int dbr_experiments(struct dbr *r, struct dbr_experiment **out, size_t *count);
+void dbr_experiments_free(struct dbr_experiment *x, size_t count);
+/* The metrics of EVENT in the database's order, into *OUT (N); the caller
+ * frees the array and its strings. */
+int dbr_event_metrics(struct dbr *r, const char *event, char ***out, size_t *count);
+/* Experiment X's values of METRICS (N) for EVENT, added into INCL and
+ * EXCL, each N arrays of r->ncontexts one after the other (metric k's
+ * value at context id is at [k * ncontexts + id - 1]; zeroed by the
+ * caller).  With one experiment, its values are the database's. */
+int dbr_experiment_values(struct dbr *r, int64_t x, size_t nexperiments, const char *event,
+			  const char *const *metrics, size_t n, double *incl, double *excl);
+/* By context id - 1: 1 where the code is a runtime's or the system's, not
+ * the program's (contexts.runtime, schema 10 on; all 0 before).  The
+ * caller frees it. */
+uint8_t *dbr_runtime_code(struct dbr *r);
+
 /* ---- timeline.c: the samples over time (schema 8 on) ------------------------ */
 
 /* What a thread was doing in a stretch of time, by the samples in it. */

@@ -38,6 +38,8 @@
 #define TBL_CONTEXT_TREE	"context_tree"		/* schema 7 on */
 #define TBL_NAMES		"names"			/* schema 7 on */
 #define TBL_TRACE		"trace"			/* schema 8 on */
+#define TBL_EXPERIMENTS		"experiments"		/* schema 10 on */
+#define TBL_EXPERIMENT_VALUES	"experiment_values"	/* schema 10 on */
 #define VIEW_PARALLELISM	"parallelism"		/* schema 8 on */
 #define TBL_CONTEXT_METRICS	"context_metrics"
 #define TBL_CONTEXT_THREAD_METRICS "context_thread_metrics"

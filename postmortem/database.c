@@ -86,14 +86,16 @@ const char db_schema_sql[] =
 	"  folded_id INTEGER REFERENCES names(id),\n"
 	/* The one thread that reached it (NULL: several, or none): its
 	 * values are that thread's, and no per-thread row repeats them. */
-	"  thread_id INTEGER REFERENCES threads(id));\n"
+	"  thread_id INTEGER REFERENCES threads(id),\n"
+	/* 1: a runtime's or the system's code, not the program's (schema 10). */
+	"  runtime INTEGER);\n"
 	/* Joins, not scalar subqueries: a reader's condition on a name
 	 * (procedure = 'fib') then finds the name first and the contexts
 	 * by index, instead of spelling out every context. */
 	"CREATE VIEW contexts (id, parent_id, depth, kind, procedure, module, file, line,\n"
-	"    overhead, overhead_by, folded, thread_id) AS\n"
+	"    overhead, overhead_by, folded, thread_id, runtime) AS\n"
 	"  SELECT t.id, t.parent_id, t.depth, k.name, p.name, m.name, f.name, t.line,\n"
-	"    o.name, b.name, d.name, t.thread_id\n"
+	"    o.name, b.name, d.name, t.thread_id, t.runtime\n"
 	"  FROM context_tree t\n"
 	"  LEFT JOIN names k ON k.id = t.kind_id LEFT JOIN names p ON p.id = t.procedure_id\n"
 	"  LEFT JOIN names m ON m.id = t.module_id LEFT JOIN names f ON f.id = t.file_id\n"

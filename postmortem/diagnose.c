@@ -96,18 +96,32 @@ static int same_procedure(const struct ctree *t, uint32_t a, uint32_t b)
 	return t->node[a].procedure == t->node[b].procedure && t->node[a].module == t->node[b].module;
 }
 
+uint8_t *diagnose_runtime_code(const struct ctree *t)
+{
+	uint8_t *runtime = xcalloc(t->n + 1, 1);
+	int8_t *kind = xmalloc(strtab_count(t->str) + 1);
+	memset(kind, -1, strtab_count(t->str) + 1);
+	/* Parents come before their children. */
+	for (uint32_t i = 0; i < t->n; i++) {
+		const struct ctx_node *nd = &t->node[i];
+		int inherited = nd->parent != CTX_NONE && runtime[nd->parent];
+		runtime[i] = (uint8_t)(nd->kind == CTX_FRAME || nd->kind == CTX_INLINED
+				       ? runtime_frame(t, i, kind) : inherited);
+	}
+	free(kind);
+	return runtime;
+}
+
 static void shape_make(struct shape *s, const struct ctree *t)
 {
 	size_t n = t->n;
-	s->runtime = xcalloc(n + 1, 1);
+	s->runtime = diagnose_runtime_code(t);
 	s->recursive = xcalloc(n + 1, 1);
 	s->payer = xmalloc((n + 1) * sizeof *s->payer);
 	s->entry = xmalloc((n + 1) * sizeof *s->entry);
 	s->first = xmalloc((n + 1) * sizeof *s->first);
 	s->next = xmalloc((n + 1) * sizeof *s->next);
 	memset(s->first, 0xff, (n + 1) * sizeof *s->first);
-	int8_t *kind = xmalloc(strtab_count(t->str) + 1);
-	memset(kind, -1, strtab_count(t->str) + 1);
 
 	for (uint32_t i = (uint32_t)n; i-- > 1;) {
 		s->next[i] = s->first[t->node[i].parent];
@@ -117,9 +131,7 @@ static void shape_make(struct shape *s, const struct ctree *t)
 	for (uint32_t i = 0; i < n; i++) {
 		const struct ctx_node *nd = &t->node[i];
 		uint32_t up = nd->parent;
-		int frame = nd->kind == CTX_FRAME || nd->kind == CTX_INLINED;
 		int inherited = up != CTX_NONE && s->runtime[up];
-		s->runtime[i] = (uint8_t)(frame ? runtime_frame(t, i, kind) : inherited);
 		s->payer[i] = up == CTX_NONE ? CTX_NONE : s->payer[up];
 		s->entry[i] = s->runtime[i] ? (inherited ? s->entry[up] : i) : CTX_NONE;
 		if (nd->kind != CTX_FRAME || s->runtime[i])
@@ -133,7 +145,6 @@ static void shape_make(struct shape *s, const struct ctree *t)
 				break;
 			}
 	}
-	free(kind);
 }
 
 static void shape_free(struct shape *s)

@@ -29,6 +29,7 @@
 #define CULPRIT_DIAGNOSE_H
 
 #include <sqlite3.h>
+#include <stdint.h>
 
 struct ctree;
 
@@ -49,6 +50,11 @@ struct diag_result;
  * which code is a runtime's.  Reads T only and touches no database, so
  * it may run beside the writing of the tree. */
 struct diag_result *diagnose(const struct ctree *t, const struct diag_thresholds *th);
+/* By node: 1 where the code is a runtime's or the system's rather than the
+ * program's (a frame in a runtime or system module, code outside every
+ * module, a procedure the rules call a runtime's, and everything under
+ * such a frame until a program frame), else 0.  The caller frees it. */
+uint8_t *diagnose_runtime_code(const struct ctree *t);
 /* Fills the diagnoses table with D's judgements, and frees D. */
 void diagnose_write(sqlite3 *db, struct diag_result *d);
 

@@ -552,7 +552,8 @@ static void write_names(sqlite3 *db, const struct ctree *t, const uint8_t *used)
 static void write_contexts(sqlite3 *db, const struct ctree *t, const uint32_t *sole)
 {
 	uint8_t *used = xcalloc(strtab_count(t->str) + 1, 1);
-	struct db_batch *b = db_batch_new(db, "context_tree", 12);
+	uint8_t *runtime = diagnose_runtime_code(t);
+	struct db_batch *b = db_batch_new(db, "context_tree", 13);
 	for (size_t i = 0; i < t->n; i++) {
 		const struct ctx_node *node = &t->node[i];
 		db_batch_int(b, (int64_t)i + 1);
@@ -577,8 +578,10 @@ static void write_contexts(sqlite3 *db, const struct ctree *t, const uint32_t *s
 			db_batch_int(b, sole[i]);
 		else
 			db_batch_null(b);
+		db_batch_int(b, runtime[i]);
 	}
 	db_batch_finish(b);
+	free(runtime);
 	write_names(db, t, used);
 	free(used);
 }

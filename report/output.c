@@ -56,9 +56,12 @@ const char *base_name(const char *path)
 
 const char *amount(const char *unit, double v)
 {
-	static char buf[64];
-	snprintf(buf, sizeof buf, strcmp(unit, "seconds") == 0 ? "%.3f" : "%.4g", v);
-	return buf;
+	/* A few at once: one printf may show several. */
+	static char buf[8][64];
+	static unsigned next;
+	char *b = buf[next++ % 8];
+	snprintf(b, sizeof buf[0], strcmp(unit, "seconds") == 0 ? "%.3f" : "%.4g", v);
+	return b;
 }
 
 void put_value(const struct report *r, double v)

@@ -21,6 +21,7 @@ static const char report_usage[] =
 	"       culprit report --parallelism [--event=E] [--format=text|csv] DB\n"
 	"       culprit report --timeline [--event=E] [--from=S] [--to=S] [--width=N]\n"
 	"                      [--format=text|csv] DB\n"
+	"       culprit report --scaling [--predict=P,...] [--event=E] [--format=text|csv] DB\n"
 	"\n"
 	"Prints the profile in database DB (made by `culprit prof`).\n"
 	"\n"
@@ -39,6 +40,12 @@ static const char report_usage[] =
 	"                     wall-clock time (each sample weighs 1/N: their latency)\n"
 	"  --timeline         a row per thread, time across: what each thread mostly did\n"
 	"                     in each stretch (work, overhead, idle by cause)\n"
+	"  --scaling          a database of several runs (culprit scale): each run's\n"
+	"                     speedup and efficiency, and the contexts whose effort grows\n"
+	"                     most with threads, the loss split into idleness by cause,\n"
+	"                     overhead by type and work inflation\n"
+	"  --predict=P,...    scaling: fit T(p) = s + w/p + c(p-1) to the runs and\n"
+	"                     predict T at these thread counts, with the fit's error\n"
 	"  --from=S, --to=S   timeline: the range, in seconds since the run started\n"
 	"  --width=N          timeline: columns of time (default 76; csv 100)\n"
 	"  --event=E          the event to show (default: the first, e.g. cputime)\n"
@@ -57,7 +64,7 @@ static const char report_usage[] =
 
 enum view {
 	VIEW_TOPDOWN, VIEW_CALLERS, VIEW_FLAT, VIEW_DIAGNOSE, VIEW_SUMMARY, VIEW_WAITS,
-	VIEW_BY_PARALLELISM, VIEW_TIMELINE
+	VIEW_BY_PARALLELISM, VIEW_TIMELINE, VIEW_SCALING
 };
 
 struct options {
@@ -70,6 +77,8 @@ struct options {
 	int folded;
 	double from, to;
 	int width;
+	double predict[16];
+	int npredict;
 	const char *path;
 };
 
@@ -94,6 +103,26 @@ static int parse_seconds(const char *option, const char *arg, double *out)
 	if (end == arg || *end || !(v >= 0) || !isfinite(v))
 		return msg_usage("report", "%s takes seconds since the run started (1.5)", option);
 	*out = v;
+	return 0;
+}
+
+/* "16,32" into O->predict. */
+static int parse_predict(const char *arg, struct options *o)
+{
+	const char *p = arg;
+	o->npredict = 0;
+	while (*p) {
+		char *end;
+		double v = strtod(p, &end);
+		if (end == p || !(v >= 1) || v > 1e6 || (*end && *end != ',') ||
+		    o->npredict == (int)(sizeof o->predict / sizeof *o->predict))
+			return msg_usage("report", "--predict takes up to 16 thread counts: 16,32,64");
+		o->predict[o->npredict++] = v;
+		p = *end ? end + 1 : end;
+	}
+	if (o->npredict == 0)
+		return msg_usage("report", "--predict takes thread counts: 16,32,64");
+	o->view = VIEW_SCALING;
 	return 0;
 }
 
@@ -129,6 +158,8 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{ "from", required_argument, NULL, '<' },
 		{ "to", required_argument, NULL, '>' },
 		{ "width", required_argument, NULL, 'w' },
+		{ "scaling", no_argument, NULL, 's' },
+		{ "predict", required_argument, NULL, 'p' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -160,6 +191,8 @@ static int parse_options(int argc, char **argv, struct options *o)
 		case 'W': o->view = VIEW_WAITS; break;
 		case 'P': o->view = VIEW_BY_PARALLELISM; break;
 		case 'T': o->view = VIEW_TIMELINE; break;
+		case 's': o->view = VIEW_SCALING; break;
+		case 'p': rc = parse_predict(optarg, o); break;
 		case '<': rc = parse_seconds("--from", optarg, &o->from); break;
 		case '>': rc = parse_seconds("--to", optarg, &o->to); break;
 		case 'w':
@@ -190,10 +223,13 @@ static int load(struct report *r, const struct options *o)
 	r->from = o->from;
 	r->to = o->to;
 	r->width = o->width;
+	memcpy(r->predict, o->predict, sizeof r->predict);
+	r->npredict = o->npredict;
 	if (o->to > 0 && o->to <= o->from)
 		return msg_usage("report", "--to must be after --from");
 	/* The diagnoses and the summary are about effort. */
-	int effort = o->view == VIEW_DIAGNOSE || o->view == VIEW_SUMMARY || o->view == VIEW_WAITS;
+	int effort = o->view == VIEW_DIAGNOSE || o->view == VIEW_SUMMARY || o->view == VIEW_WAITS ||
+		     o->view == VIEW_SCALING;
 	if (dbr_choose(r->db, o->event, effort ? MET_EFFORT : o->metric, &r->ch) < 0)
 		return msg_error("%s", dbr_error(r->db));
 	r->threshold = o->threshold_percent ? o->threshold / 100 * r->ch.total : o->threshold;
@@ -217,6 +253,7 @@ int cmd_report(int argc, char **argv)
 		[VIEW_FLAT] = report_flat, [VIEW_DIAGNOSE] = report_diagnoses,
 		[VIEW_SUMMARY] = report_summary, [VIEW_WAITS] = report_waits,
 		[VIEW_BY_PARALLELISM] = report_parallelism, [VIEW_TIMELINE] = report_timeline,
+		[VIEW_SCALING] = report_scaling,
 	};
 	struct options o;
 	struct report r = { 0 };

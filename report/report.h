@@ -8,6 +8,8 @@
  *   summary.c    where the effort went, for the run and each thread
  *   waits.c      where threads blocked, and what kept them waiting
  *   timeline.c   the run over time: the parallelism profile and the timeline
+ *   scaling.c    several runs: where each context's time goes as threads grow
+ *   predict.c    the scaling model, fitted and extrapolated
  *   output.c     what they share: safe text, CSV fields, values, labels
  *
  * Text output fits 100 columns; names from the measured program are
@@ -28,6 +30,8 @@ struct report {
 	int folded;			/* top-down text: name folded frames */
 	double from, to;		/* timeline: the range (to <= from: all) */
 	int width;			/* timeline: columns (0: the view's) */
+	double predict[16];		/* scaling: thread counts to predict */
+	int npredict;
 };
 
 int report_topdown(const struct report *r);
@@ -38,6 +42,28 @@ int report_summary(const struct report *r);
 int report_waits(const struct report *r);
 int report_parallelism(const struct report *r);
 int report_timeline(const struct report *r);
+int report_scaling(const struct report *r);
+
+/* ---- predict.c: the scaling model ---- */
+
+/* A fit above this relative error on a measured point predicts nothing. */
+#define SCALING_FIT_MAX_ERROR 0.10
+
+struct scaling_fit {
+	size_t npoints;
+	int nparams;		/* 2 (s, w) or 3 (s, w, c) */
+	double s, w, c;		/* T(p) = s + w/p + c (p - 1) */
+	double serial_fraction;	/* s / T(1) */
+	double max_error, rms_error;	/* relative, on the measured points */
+	int good;
+	char why[200];		/* when not good */
+};
+/* Fits the model to times T at thread counts P (N points).  Returns 0 for
+ * a good fit, else -1 with F->why saying why (F still holds what was
+ * fitted, if anything was). */
+int scaling_fit(const double *p, const double *t, size_t n, struct scaling_fit *f);
+/* The model's time at P threads. */
+double scaling_model(const struct scaling_fit *f, double p);
 
 /* ---- output.c ---- */
 
@@ -46,7 +72,7 @@ void put_safe(const char *s, int width);
 /* A CSV field: quoted when needed, control characters replaced. */
 void put_csv(const char *s);
 const char *base_name(const char *path);
-/* V in UNIT, compactly, in a static buffer. */
+/* V in UNIT, compactly, in a static buffer (one of 8, reused in turn). */
 const char *amount(const char *unit, double v);
 /* V in the metric's unit, 9 columns wide. */
 void put_value(const struct report *r, double v);

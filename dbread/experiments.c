@@ -1,0 +1,171 @@
+/* experiments.c - the runs one database holds (schema 10: `culprit scale`,
+ * or `culprit prof` given several runs), and each one's values. */
+#include "internal.h"
+#include "tools.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void dbr_experiments_free(struct dbr_experiment *x, size_t count)
+{
+	for (size_t i = 0; i < count; i++) {
+		free(x[i].label);
+		free(x[i].command);
+	}
+	free(x);
+}
+
+/* Before schema 10: the whole database is one run; its wall-clock time
+ * from its processes, its threads the most alive at once is not worth
+ * the query: the thread count. */
+static int one_old_experiment(struct dbr *r, struct dbr_experiment **out, size_t *count)
+{
+	sqlite3_stmt *s = dbr_prepare(r, "SELECT (SELECT max(end_time) - min(start_time) FROM "
+				      TBL_PROCESSES "), (SELECT count(*) FROM " TBL_THREADS "), "
+				      "(SELECT command FROM " TBL_PROCESSES " ORDER BY id LIMIT 1)");
+	if (!s)
+		return -1;
+	if (sqlite3_step(s) != SQLITE_ROW) {
+		sqlite3_finalize(s);
+		return dbr_fail_sql(r);
+	}
+	struct dbr_experiment *x = xcalloc(1, sizeof *x);
+	x->id = 1;
+	x->wall = sqlite3_column_double(s, 0);
+	x->threads = sqlite3_column_int(s, 1);
+	x->command = dbr_text(s, 2);
+	x->label = xasprintf("t%ld", x->threads);
+	x->cpu = -1;
+	x->status = -1;
+	sqlite3_finalize(s);
+	*out = x;
+	*count = 1;
+	return 0;
+}
+
+int dbr_experiments(struct dbr *r, struct dbr_experiment **out, size_t *count)
+{
+	*out = NULL;
+	*count = 0;
+	if (r->schema < 10)
+		return one_old_experiment(r, out, count);
+	sqlite3_stmt *s = dbr_prepare(r, "SELECT id, label, threads, command, wall_time, cpu_time, "
+				      "exit_status FROM " TBL_EXPERIMENTS " ORDER BY id");
+	if (!s)
+		return -1;
+	size_t n = 0, cap = 0;
+	struct dbr_experiment *x = NULL;
+	int step;
+	while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+		grow_array(&x, &cap, n + 1, sizeof *x);
+		struct dbr_experiment *e = &x[n++];
+		memset(e, 0, sizeof *e);
+		e->id = sqlite3_column_int64(s, 0);
+		e->label = dbr_text(s, 1);
+		if (!e->label)
+			e->label = xasprintf("%lld", (long long)e->id);
+		e->threads = sqlite3_column_int(s, 2);
+		e->command = dbr_text(s, 3);
+		e->wall = sqlite3_column_double(s, 4);
+		e->cpu = sqlite3_column_type(s, 5) == SQLITE_NULL ? -1 : sqlite3_column_double(s, 5);
+		e->status = sqlite3_column_type(s, 6) == SQLITE_NULL ? -1 : sqlite3_column_int(s, 6);
+	}
+	sqlite3_finalize(s);
+	if (step != SQLITE_DONE) {
+		dbr_experiments_free(x, n);
+		return dbr_fail_sql(r);
+	}
+	if (n == 0) {
+		dbr_fail(r, "%s has no experiments; make it again with culprit prof", r->path);
+		return -1;
+	}
+	*out = x;
+	*count = n;
+	return 0;
+}
+
+int dbr_event_metrics(struct dbr *r, const char *event, char ***out, size_t *count)
+{
+	*out = NULL;
+	*count = 0;
+	sqlite3_stmt *s = dbr_prepare(r, "SELECT metric FROM " TBL_METRICS " WHERE event = ?1 "
+				      "ORDER BY rowid");
+	if (!s)
+		return -1;
+	sqlite3_bind_text(s, 1, event, -1, SQLITE_STATIC);
+	size_t n = 0, cap = 0;
+	char **m = NULL;
+	int step;
+	while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+		char *name = dbr_text(s, 0);
+		if (!name)
+			continue;
+		grow_array(&m, &cap, n + 1, sizeof *m);
+		m[n++] = name;
+	}
+	sqlite3_finalize(s);
+	if (step != SQLITE_DONE) {
+		for (size_t i = 0; i < n; i++)
+			free(m[i]);
+		free(m);
+		return dbr_fail_sql(r);
+	}
+	*out = m;
+	*count = n;
+	return 0;
+}
+
+int dbr_experiment_values(struct dbr *r, int64_t x, size_t nexperiments, const char *event,
+			  const char *const *metrics, size_t n, double *incl, double *excl)
+{
+	size_t nc = (size_t)r->ncontexts;
+	if (nexperiments <= 1) {
+		for (size_t k = 0; k < n; k++)
+			if (dbr_tree_values(r, event, metrics[k], incl + k * nc, excl + k * nc) < 0)
+				return -1;
+		return 0;
+	}
+	sqlite3_stmt *s = dbr_prepare_metrics(r,
+		"SELECT v.context_id, m.metric, v.inclusive, v.exclusive FROM "
+		TBL_EXPERIMENT_VALUES " v JOIN " TBL_METRICS " m ON m.id = v.metric_id "
+		"WHERE v.experiment_id = ?2 AND m.event = ?1 AND m.metric IN %s", metrics, n, event);
+	if (!s)
+		return -1;
+	sqlite3_bind_int64(s, 2, x);
+	int step;
+	while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+		sqlite3_int64 id = sqlite3_column_int64(s, 0);
+		int k = dbr_metric_index(metrics, n, (const char *)sqlite3_column_text(s, 1));
+		if (id < 1 || id > r->ncontexts || k < 0)
+			continue;
+		incl[(size_t)k * nc + (size_t)id - 1] += sqlite3_column_double(s, 2);
+		excl[(size_t)k * nc + (size_t)id - 1] += sqlite3_column_double(s, 3);
+	}
+	sqlite3_finalize(s);
+	return step == SQLITE_DONE ? 0 : dbr_fail_sql(r);
+}
+
+uint8_t *dbr_runtime_code(struct dbr *r)
+{
+	uint8_t *rt = xcalloc((size_t)r->ncontexts + 1, 1);
+	if (r->schema < 10)
+		return rt;
+	sqlite3_stmt *s = dbr_prepare(r, "SELECT id FROM " TBL_CONTEXT_TREE " WHERE runtime = 1");
+	if (!s) {
+		free(rt);
+		return NULL;
+	}
+	int step;
+	while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+		sqlite3_int64 id = sqlite3_column_int64(s, 0);
+		if (id >= 1 && id <= r->ncontexts)
+			rt[id - 1] = 1;
+	}
+	sqlite3_finalize(s);
+	if (step != SQLITE_DONE) {
+		free(rt);
+		dbr_fail_sql(r);
+		return NULL;
+	}
+	return rt;
+}

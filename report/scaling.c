@@ -1,0 +1,496 @@
+/* scaling.c - `culprit report --scaling`: where each context's time goes as
+ * the thread count grows, from a database of several runs (culprit scale).
+ *
+ * The first experiment (the fewest threads, p_b) is the base.  At p
+ * threads a context's effort (work + idleness: what the threads spent on
+ * it, working or waiting) exceeds the base's by its *loss*, which splits
+ * exactly into
+ *   idleness    more time others waited while it ran, by cause;
+ *   overhead    more time in the runtime on its behalf, by type;
+ *   inflation   more useful work for the same result: memory bandwidth,
+ *               false sharing, contention inside the code.
+ * A run's speedup is base wall time / its wall time, its efficiency the
+ * speedup times p_b / p.  Contexts are the program's frames, each with the
+ * runtime and system code it calls and its recursion folded in, as the
+ * diagnoses count them. */
+#define _GNU_SOURCE
+#include "report.h"
+#include "tools.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TOP_SENTENCES 5
+#define TEXT_ROWS 25
+#define TEXT_LOSS_COLUMNS 4
+
+struct scaling {
+	const struct report *r;
+	struct dbr_experiment *x;
+	size_t nx;
+	char **metric;		/* the event's metrics but samples and measurement */
+	size_t nm;
+	int k_effort, k_useful, k_idle, k_ovh;
+	uint32_t *slot;		/* by context: its unit */
+	uint32_t *unit;		/* by unit: its context (the program frame) */
+	size_t nunits;
+	double *own;		/* [(e * nm + k) * nunits + u]: exclusive sums */
+	double *root;		/* [e * nm + k]: the whole run (the root's inclusive) */
+	int seconds;		/* the event's unit is seconds */
+};
+
+static double own(const struct scaling *s, size_t e, int k, size_t u)
+{
+	return k < 0 ? 0 : s->own[((size_t)e * s->nm + (size_t)k) * s->nunits + u];
+}
+
+static double whole(const struct scaling *s, size_t e, int k)
+{
+	return k < 0 ? 0 : s->root[e * s->nm + (size_t)k];
+}
+
+static int is_cause(const char *m)
+{
+	return strncmp(m, MET_IDLENESS ":", strlen(MET_IDLENESS) + 1) == 0;
+}
+
+static int is_type(const char *m)
+{
+	return strncmp(m, MET_OVERHEAD_PREFIX, strlen(MET_OVERHEAD_PREFIX)) == 0;
+}
+
+/* The metrics of the event that the losses are made of. */
+static int choose_metrics(struct scaling *s)
+{
+	char **all;
+	size_t n;
+	if (dbr_event_metrics(s->r->db, s->r->ch.event, &all, &n) < 0)
+		return msg_error("%s", dbr_error(s->r->db));
+	s->metric = xcalloc(n + 1, sizeof *s->metric);
+	for (size_t i = 0; i < n; i++) {
+		if (strcmp(all[i], MET_SAMPLES) == 0 || strcmp(all[i], MET_MEASUREMENT) == 0) {
+			free(all[i]);
+			continue;
+		}
+		s->metric[s->nm++] = all[i];
+	}
+	free(all);
+	const char *const *m = (const char *const *)s->metric;
+	s->k_effort = dbr_metric_index(m, s->nm, MET_EFFORT);
+	s->k_useful = dbr_metric_index(m, s->nm, MET_USEFUL);
+	s->k_idle = dbr_metric_index(m, s->nm, MET_IDLENESS);
+	s->k_ovh = dbr_metric_index(m, s->nm, MET_OVERHEAD);
+	if (s->k_effort < 0 || s->k_useful < 0)
+		return msg_error("%s has no effort or useful_work for %s: it was made by a culprit "
+				 "prof older than the scaling report; make it again", s->r->db->path,
+				 s->r->ch.event);
+	return 0;
+}
+
+/* Gives each context its unit: the program frame it counts for.  A frame
+ * of a procedure that an enclosing unit already is (recursion) counts for
+ * the outermost one. */
+static void make_units(struct scaling *s, const uint8_t *runtime)
+{
+	const struct dbr_tree *t = s->r->tree;
+	s->slot = xcalloc(t->n + 1, sizeof *s->slot);
+	s->unit = xcalloc(t->n + 1, sizeof *s->unit);
+	uint32_t *up = xcalloc(t->n + 1, sizeof *up);	/* by unit: the unit above */
+	for (uint32_t i = 0; i < t->n; i++) {
+		const struct dbr_ctx *c = &t->c[i];
+		if (c->parent == UINT32_MAX) {
+			up[s->nunits] = UINT32_MAX;
+			s->unit[s->nunits] = i;
+			s->slot[i] = (uint32_t)s->nunits++;
+			continue;
+		}
+		uint32_t above = s->slot[c->parent];
+		s->slot[i] = above;
+		if (c->kind != KIND_FRAME[0] || runtime[i])
+			continue;
+		uint32_t same = UINT32_MAX;
+		for (uint32_t u = above, steps = 0; u != UINT32_MAX && steps < 100000; u = up[u], steps++) {
+			const struct dbr_ctx *k = &t->c[s->unit[u]];
+			if (k->kind == KIND_FRAME[0] && k->procedure == c->procedure &&
+			    k->module == c->module)
+				same = u;
+		}
+		if (same != UINT32_MAX) {
+			s->slot[i] = same;
+			continue;
+		}
+		up[s->nunits] = above;
+		s->unit[s->nunits] = i;
+		s->slot[i] = (uint32_t)s->nunits++;
+	}
+	free(up);
+}
+
+/* Reads each experiment's values and adds them up by unit. */
+static int gather(struct scaling *s)
+{
+	size_t nc = s->r->tree->n;
+	s->own = xcalloc(s->nx * s->nm * s->nunits + 1, sizeof *s->own);
+	s->root = xcalloc(s->nx * s->nm + 1, sizeof *s->root);
+	double *incl = xmalloc((s->nm * nc + 1) * sizeof *incl);
+	double *excl = xmalloc((s->nm * nc + 1) * sizeof *excl);
+	for (size_t e = 0; e < s->nx; e++) {
+		memset(incl, 0, s->nm * nc * sizeof *incl);
+		memset(excl, 0, s->nm * nc * sizeof *excl);
+		if (dbr_experiment_values(s->r->db, s->x[e].id, s->nx, s->r->ch.event,
+					  (const char *const *)s->metric, s->nm, incl, excl) < 0) {
+			free(incl);
+			free(excl);
+			return msg_error("%s", dbr_error(s->r->db));
+		}
+		for (size_t k = 0; k < s->nm; k++) {
+			const double *in = incl + k * nc, *ex = excl + k * nc;
+			double *to = s->own + (e * s->nm + k) * s->nunits;
+			s->root[e * s->nm + k] = in[0];
+			/* Every sample once: frames' and roots' own values hold
+			 * their statements', but not those of a body folded
+			 * under a call site (an outlined OpenMP region's). */
+			const struct dbr_ctx *c = s->r->tree->c;
+			for (size_t i = 0; i < nc; i++) {
+				if (ex[i] == 0 || c[i].kind == KIND_CALLSITE[0])
+					continue;
+				if (c[i].kind == KIND_STATEMENT[0] && c[i].parent != UINT32_MAX &&
+				    c[c[i].parent].kind != KIND_CALLSITE[0])
+					continue;
+				to[s->slot[i]] += ex[i];
+			}
+		}
+	}
+	free(incl);
+	free(excl);
+	return 0;
+}
+
+/* ---- the loss and what it is made of -------------------------------------- */
+
+struct loss {
+	double total, idle, ovh, infl;
+};
+
+static struct loss loss_of(const struct scaling *s, size_t e, double (*get)(const struct scaling *,
+			   size_t, int, size_t), size_t u)
+{
+	struct loss l;
+	l.total = get(s, e, s->k_effort, u) - get(s, 0, s->k_effort, u);
+	l.infl = get(s, e, s->k_useful, u) - get(s, 0, s->k_useful, u);
+	l.idle = get(s, e, s->k_idle, u) - get(s, 0, s->k_idle, u);
+	l.ovh = get(s, e, s->k_ovh, u) - get(s, 0, s->k_ovh, u);
+	return l;
+}
+
+static double whole_get(const struct scaling *s, size_t e, int k, size_t u)
+{
+	(void)u;
+	return whole(s, e, k);
+}
+
+/* The largest of the causes or types (IS_PART) in unit U's loss at E. */
+static int biggest_part(const struct scaling *s, size_t e, size_t u, int (*is_part)(const char *),
+			double *value)
+{
+	int best = -1;
+	*value = 0;
+	for (size_t k = 0; k < s->nm; k++) {
+		if (!is_part(s->metric[k]))
+			continue;
+		double d = own(s, e, (int)k, u) - own(s, 0, (int)k, u);
+		if (d > *value) {
+			*value = d;
+			best = (int)k;
+		}
+	}
+	return best;
+}
+
+/* One sentence on what dominates unit U's loss at E, after the
+ * diagnoses' names, with the advice. */
+static void put_verdict(const struct scaling *s, size_t e, size_t u, const struct loss *l)
+{
+	double idle = l->idle > 0 ? l->idle : 0, ovh = l->ovh > 0 ? l->ovh : 0;
+	double infl = l->infl > 0 ? l->infl : 0, sum = idle + ovh + infl;
+	if (sum <= 0) {
+		printf("no term grows");
+		return;
+	}
+	double part;
+	if (idle >= sum / 3 && ovh >= sum / 3) {
+		printf("inefficient parallelization: idleness %.0f%% and overhead %.0f%% of its "
+		       "loss; no grain size fixes both", 100 * idle / sum, 100 * ovh / sum);
+	} else if (idle >= ovh && idle >= infl) {
+		int k = biggest_part(s, e, u, is_cause, &part);
+		const char *cause = k >= 0 ? s->metric[k] : MET_IDLENESS;
+		printf("%s %s (%.0f%% of its loss): ", cause, amount(s->r->ch.unit, part > 0 ? part : idle),
+		       100 * idle / sum);
+		if (strcmp(cause, CAUSE_SERIAL) == 0)
+			printf("serial phase; parallelize it, or overlap it with parallel work");
+		else if (strcmp(cause, CAUSE_LOCK) == 0)
+			printf("lock contention; shorter critical sections or finer locks");
+		else if (strcmp(cause, CAUSE_BARRIER) == 0 || strcmp(cause, CAUSE_TASKWAIT) == 0)
+			printf("needs more parallelism; finer grain, so idle threads find work");
+		else
+			printf("threads wait; see report --waits");
+	} else if (ovh >= infl) {
+		int k = biggest_part(s, e, u, is_type, &part);
+		printf("%s %s (%.0f%% of its loss): too fine-grained, or a cost paid per thread; "
+		       "coarser grain, so the runtime's cost is paid less often", k >= 0 ? s->metric[k] : MET_OVERHEAD,
+		       amount(s->r->ch.unit, part > 0 ? part : ovh), 100 * ovh / sum);
+	} else {
+		printf("work inflation %s (%.0f%% of its loss): the same work takes longer with more "
+		       "threads; memory or contention inside the code (shared cache lines, "
+		       "atomics, bandwidth)", amount(s->r->ch.unit, infl), 100 * infl / sum);
+	}
+}
+
+/* ---- text ----------------------------------------------------------------- */
+
+static void put_runs(const struct scaling *s)
+{
+	const char *u = s->r->ch.unit;
+	printf("%-10s %7s %9s %8s %7s %10s %10s %10s %10s %10s\n", "run", "threads", "wall s",
+	       "speedup", "effic.", "effort", "loss", "idleness", "overhead", "inflation");
+	for (size_t e = 0; e < s->nx; e++) {
+		const struct dbr_experiment *x = &s->x[e];
+		double speedup = x->wall > 0 ? s->x[0].wall / x->wall : 0;
+		double effic = x->threads > 0 ? speedup * (double)s->x[0].threads / (double)x->threads : 0;
+		struct loss l = loss_of(s, e, whole_get, 0);
+		printf("%-10.10s %7ld %9.3f %8.2f %6.1f%% %10s", x->label, x->threads, x->wall, speedup,
+		       100 * effic, amount(u, whole(s, e, s->k_effort)));
+		if (e == 0)
+			printf(" %10s %10s %10s %10s\n", "(base)", "", "", "");
+		else
+			printf(" %10s %10s %10s %10s\n", amount(u, l.total), amount(u, l.idle),
+			       amount(u, l.ovh), amount(u, l.infl));
+	}
+}
+
+static void put_terms(const struct scaling *s, size_t e)
+{
+	struct loss l = loss_of(s, e, whole_get, 0);
+	printf("\nloss at %s, %s %s, by term:\n", s->x[e].label, amount(s->r->ch.unit, l.total),
+	       s->r->ch.unit);
+	for (size_t k = 0; k < s->nm; k++) {
+		if (!is_cause(s->metric[k]) && !is_type(s->metric[k]))
+			continue;
+		double d = whole(s, e, (int)k) - whole(s, 0, (int)k);
+		if (fabs(d) < 1e-9)
+			continue;
+		printf("  %-28s %10s %6.1f%%\n", s->metric[k], amount(s->r->ch.unit, d),
+		       l.total != 0 ? 100 * d / l.total : 0);
+	}
+	printf("  %-28s %10s %6.1f%%\n", "work inflation", amount(s->r->ch.unit, l.infl),
+	       l.total != 0 ? 100 * l.infl / l.total : 0);
+}
+
+struct ranked {
+	size_t u;
+	double loss;
+};
+
+static int by_loss(const void *a, const void *b)
+{
+	const struct ranked *x = a, *y = b;
+	return x->loss < y->loss ? 1 : x->loss > y->loss ? -1 : (x->u > y->u) - (x->u < y->u);
+}
+
+/* Units by their loss at the last run, largest first, into *OUT. */
+static size_t rank_units(const struct scaling *s, struct ranked **out)
+{
+	struct ranked *r = xcalloc(s->nunits + 1, sizeof *r);
+	size_t n = 0, last = s->nx - 1;
+	for (size_t u = 0; u < s->nunits; u++) {
+		double a = own(s, last, s->k_effort, u), b = own(s, 0, s->k_effort, u);
+		if (a == 0 && b == 0)
+			continue;
+		r[n].u = u;
+		r[n++].loss = a - b;
+	}
+	qsort(r, n, sizeof *r, by_loss);
+	*out = r;
+	return n;
+}
+
+static void put_contexts(const struct scaling *s, const struct ranked *rk, size_t n)
+{
+	size_t last = s->nx - 1, first = s->nx - 1 > TEXT_LOSS_COLUMNS ? s->nx - TEXT_LOSS_COLUMNS : 1;
+	double total = loss_of(s, last, whole_get, 0).total;
+	printf("\ncontexts by loss at %s (%s), each with the runtime code it calls:\n",
+	       s->x[last].label, s->r->ch.unit);
+	for (size_t e = first; e < s->nx; e++)
+		printf("%9.9s ", s->x[e].label);
+	printf("%6s %7s %7s %7s %6s  %s\n", "share", "idle%", "ovh%", "infl%", "effic", "context");
+	size_t shown = 0;
+	for (size_t i = 0; i < n && shown < TEXT_ROWS; i++) {
+		size_t u = rk[i].u;
+		if (total > 0 && rk[i].loss < total / 100 && shown >= 3)
+			break;
+		struct loss l = loss_of(s, last, own, u);
+		for (size_t e = first; e < s->nx; e++)
+			printf("%9s ", amount(s->r->ch.unit, loss_of(s, e, own, u).total));
+		double base = own(s, 0, s->k_effort, u), now = own(s, last, s->k_effort, u);
+		printf("%5.1f%% %6.0f%% %6.0f%% %6.0f%% ", total > 0 ? 100 * l.total / total : 0,
+		       l.total ? 100 * l.idle / l.total : 0, l.total ? 100 * l.ovh / l.total : 0,
+		       l.total ? 100 * l.infl / l.total : 0);
+		if (now > 0 && base > 0)
+			printf("%5.0f%%  ", 100 * base / now);
+		else
+			printf("%6s  ", "-");
+		char label[512];
+		context_label(s->r, s->unit[u], label, sizeof label);
+		put_safe(label, 40);
+		putchar('\n');
+		shown++;
+	}
+	printf("\nwhat dominates, at %s:\n", s->x[last].label);
+	for (size_t i = 0; i < n && i < TOP_SENTENCES && rk[i].loss > total / 100; i++) {
+		size_t u = rk[i].u;
+		struct loss l = loss_of(s, last, own, u);
+		printf("  ");
+		put_safe(ctx_name(&s->r->tree->c[s->unit[u]]), 40);
+		printf(": %s lost (%.0f%% of the run's loss); ", amount(s->r->ch.unit, l.total),
+		       total > 0 ? 100 * l.total / total : 0);
+		put_verdict(s, last, u, &l);
+		putchar('\n');
+	}
+}
+
+/* The model time of run E: its effort over its threads, the time it would
+ * take with a core for each thread. */
+static double model_time(const struct scaling *s, size_t e)
+{
+	return s->x[e].threads > 0 ? whole(s, e, s->k_effort) / (double)s->x[e].threads : 0;
+}
+
+static void put_prediction(const struct scaling *s)
+{
+	printf("\nprediction: T(p) = s + w/p + c (p-1), fitted to effort/p (the time with a "
+	       "core per thread):\n");
+	if (!s->seconds) {
+		printf("  none: %s is counted in %s, not time\n", s->r->ch.event, s->r->ch.unit);
+		return;
+	}
+	double p[64], t[64];
+	size_t n = 0;
+	for (size_t e = 0; e < s->nx && n < 64; e++) {
+		/* One point per thread count: the first run of each. */
+		if (e > 0 && s->x[e].threads == s->x[e - 1].threads)
+			continue;
+		p[n] = (double)s->x[e].threads;
+		t[n++] = model_time(s, e);
+	}
+	struct scaling_fit f;
+	int ok = scaling_fit(p, t, n, &f);
+	if (f.nparams) {
+		printf("  s = %.3f s (serial fraction %.1f%%), w = %.3f s, c = %.4f s per added "
+		       "thread\n", f.s, 100 * f.serial_fraction, f.w, f.c);
+		printf("  fit on %zu thread counts: at most %.1f%% off a measured point (rms %.1f%%)\n",
+		       f.npoints, 100 * f.max_error, 100 * f.rms_error);
+		for (size_t i = 0; i < n; i++)
+			printf("    p=%-4g measured %.3f s, model %.3f s\n", p[i], t[i],
+			       scaling_model(&f, p[i]));
+	}
+	if (ok < 0) {
+		printf("  no prediction: %s\n", f.why);
+		return;
+	}
+	double t1 = f.s + f.w;
+	printf("  %6s %10s %8s %8s\n", "p", "T(p) s", "speedup", "effic.");
+	for (int i = 0; i < s->r->npredict; i++) {
+		double q = s->r->predict[i], tq = scaling_model(&f, q);
+		printf("  %6g %10.3f %8.2f %7.1f%%   (within about %.0f%% if the trend holds)\n", q,
+		       tq, tq > 0 ? t1 / tq : 0, tq > 0 ? 100 * t1 / tq / q : 0,
+		       100 * (f.max_error > 0.01 ? f.max_error : 0.01));
+	}
+}
+
+/* ---- CSV: one row per run and context ------------------------------------- */
+
+static void put_csv_rows(const struct scaling *s, const struct ranked *rk, size_t n)
+{
+	printf("experiment,label,threads,wall_time,context_id,procedure,file,line,effort,loss,"
+	       "idleness,overhead,inflation");
+	for (size_t k = 0; k < s->nm; k++)
+		if (is_cause(s->metric[k]) || is_type(s->metric[k]))
+			printf(",%s", s->metric[k]);
+	putchar('\n');
+	for (size_t e = 0; e < s->nx; e++)
+		for (size_t i = 0; i < n; i++) {
+			size_t u = rk[i].u;
+			const struct dbr_ctx *c = &s->r->tree->c[s->unit[u]];
+			struct loss l = loss_of(s, e, own, u);
+			printf("%lld,", (long long)s->x[e].id);
+			put_csv(s->x[e].label);
+			printf(",%ld,%.6f,%u,", s->x[e].threads, s->x[e].wall, s->unit[u] + 1);
+			put_csv(ctx_name(c));
+			putchar(',');
+			put_csv(c->file);
+			printf(",%d,%.9g,%.9g,%.9g,%.9g,%.9g", c->line, own(s, e, s->k_effort, u),
+			       l.total, l.idle, l.ovh, l.infl);
+			for (size_t k = 0; k < s->nm; k++)
+				if (is_cause(s->metric[k]) || is_type(s->metric[k]))
+					printf(",%.9g", own(s, e, (int)k, u) - own(s, 0, (int)k, u));
+			putchar('\n');
+		}
+}
+
+static void scaling_free(struct scaling *s)
+{
+	dbr_experiments_free(s->x, s->nx);
+	for (size_t k = 0; k < s->nm; k++)
+		free(s->metric[k]);
+	free(s->metric);
+	free(s->slot);
+	free(s->unit);
+	free(s->own);
+	free(s->root);
+}
+
+int report_scaling(const struct report *r)
+{
+	struct scaling s = { .r = r };
+	int rc = EXIT_OK;
+	s.seconds = strcmp(r->ch.unit, "seconds") == 0;
+	if (dbr_experiments(r->db, &s.x, &s.nx) < 0)
+		return msg_error("%s", dbr_error(r->db));
+	if (s.nx < 2) {
+		scaling_free(&s);
+		return msg_error("%s holds one run; run the program at several thread counts "
+				 "(culprit scale -t 1,2,4 ...) or give culprit prof several runs' "
+				 "directories", r->db->path);
+	}
+	uint8_t *runtime = dbr_runtime_code(r->db);
+	if (!runtime || choose_metrics(&s) != EXIT_OK) {
+		free(runtime);
+		scaling_free(&s);
+		return runtime ? EXIT_FAIL : msg_error("%s", dbr_error(r->db));
+	}
+	make_units(&s, runtime);
+	free(runtime);
+	if (gather(&s) != EXIT_OK) {
+		scaling_free(&s);
+		return EXIT_FAIL;
+	}
+	struct ranked *rk;
+	size_t n = rank_units(&s, &rk);
+	if (r->csv) {
+		put_csv_rows(&s, rk, n);
+	} else {
+		put_title(r, "scaling");
+		printf("%s, %zu runs; the base is %s; loss: effort beyond the base's (%s)\n\n",
+		       r->ch.event, s.nx, s.x[0].label, r->ch.unit);
+		put_runs(&s);
+		put_terms(&s, s.nx - 1);
+		put_contexts(&s, rk, n);
+		if (r->npredict)
+			put_prediction(&s);
+	}
+	free(rk);
+	scaling_free(&s);
+	return rc;
+}
