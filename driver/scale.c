@@ -66,24 +66,24 @@ static int parse_counts(const char *list, struct scale_options *o)
 		long n = strtol(p, &end, 10);
 		if (errno || end == p || n <= 0 || n > 100000 || (*end && *end != ','))
 			return msg_usage("scale", "-t needs thread counts such as 1,2,4,8, not '%s'",
-					 list);
+					 list), -1;
 		for (int i = 0; i < o->ncounts; i++)
 			if (o->counts[i] == n)
-				return msg_usage("scale", "-t gives %ld twice", n);
+				return msg_usage("scale", "-t gives %ld twice", n), -1;
 		if (o->ncounts == SCALE_MAX_COUNTS)
-			return msg_usage("scale", "-t gives more than %d counts", SCALE_MAX_COUNTS);
+			return msg_usage("scale", "-t gives more than %d counts", SCALE_MAX_COUNTS), -1;
 		o->counts[o->ncounts++] = n;
 		p = *end ? end + 1 : end;
 	}
 	if (o->ncounts == 0)
-		return msg_usage("scale", "-t needs thread counts such as 1,2,4,8");
+		return msg_usage("scale", "-t needs thread counts such as 1,2,4,8"), -1;
 	return 0;
 }
 
 static int pass_on(struct scale_options *o, const char *name, const char *value)
 {
 	if (o->nrun_args + 1 >= (int)(sizeof o->run_args / sizeof *o->run_args))
-		return msg_usage("scale", "too many options for culprit run");
+		return msg_usage("scale", "too many options for culprit run"), -1;
 	o->run_args[o->nrun_args++] = value ? xasprintf("--%s=%s", name, value)
 					    : xasprintf("--%s", name);
 	return 0;

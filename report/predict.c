@@ -7,7 +7,8 @@
  * squares to the measured points, in relative terms (each point's error
  * divided by its time, so that the short runs at many threads count as
  * much as the long ones).  With three points there is no room for c; with
- * fewer, no fit. */
+ * two the model passes through both, which gives its terms (the serial
+ * fraction) but no error, so no prediction. */
 #include "report.h"
 
 #include <math.h>
@@ -60,9 +61,9 @@ int scaling_fit(const double *p, const double *t, size_t n, struct scaling_fit *
 {
 	memset(f, 0, sizeof *f);
 	f->npoints = n;
-	if (n < 3) {
+	if (n < 2) {
 		snprintf(f->why, sizeof f->why, "a fit needs runs at 3 thread counts or more; "
-			 "there %s %zu", n == 1 ? "is" : "are", n);
+			 "there is 1");
 		return -1;
 	}
 	f->nparams = n >= 4 ? 3 : 2;
@@ -97,7 +98,10 @@ int scaling_fit(const double *p, const double *t, size_t n, struct scaling_fit *
 	f->rms_error = sqrt(sum2 / (double)n);
 	double t1 = f->s + f->w;
 	f->serial_fraction = t1 > 0 ? f->s / t1 : 0;
-	if (f->max_error > SCALING_FIT_MAX_ERROR)
+	if (n == 2)
+		snprintf(f->why, sizeof f->why, "a fit needs runs at 3 thread counts or more: "
+			 "through 2 the model passes exactly, and its error is unknown");
+	else if (f->max_error > SCALING_FIT_MAX_ERROR)
 		snprintf(f->why, sizeof f->why, "the model misses a measured point by %.0f%% "
 			 "(more than %.0f%%): the runs do not follow it", 100 * f->max_error,
 			 100 * SCALING_FIT_MAX_ERROR);
