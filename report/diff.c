@@ -16,13 +16,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const char diff_usage[] =
-	"usage: culprit diff [options] A.db B.db\n"
+	"usage: culprit diff [options] A.db[:LABEL] B.db[:LABEL]\n"
 	"\n"
 	"Compares two databases (made by `culprit prof`) context by context, matched\n"
 	"by their calling path from the program root, and lists the frames whose\n"
-	"value changed most, B minus A.\n"
+	"value changed most, B minus A.  DB:LABEL is one experiment of a database\n"
+	"of several runs (culprit scale's s.db:t1, s.db:t8).\n"
 	"\n"
 	"  --event=E          the event compared (default: A's first, e.g. cputime)\n"
 	"  --metric=M         the metric compared (default: work; also idleness,\n"
@@ -38,9 +40,11 @@ struct options {
 	long limit;
 };
 
-/* One side: its database, tree and values. */
+/* One side: its database (or one of its experiments), tree and values. */
 struct side {
-	const char *path;
+	const char *path;	/* as the user gave it */
+	char *file;		/* the database */
+	char *label;		/* the experiment, or NULL for the whole database */
 	struct dbr *db;
 	const struct dbr_tree *tree;
 	struct dbr_choice ch;
@@ -96,25 +100,94 @@ static int parse_options(int argc, char **argv, struct options *o)
 	return EXIT_OK;
 }
 
+/* Splits PATH into S's database and experiment: "s.db:t4" names
+ * experiment t4 of s.db, unless a file has that whole name. */
+static void split_path(struct side *s, const char *path)
+{
+	const char *colon = strrchr(path, ':');
+	s->path = path;
+	if (colon && colon[1] && access(path, F_OK) != 0) {
+		s->file = xasprintf("%.*s", (int)(colon - path), path);
+		s->label = xstrdup(colon + 1);
+	} else {
+		s->file = xstrdup(path);
+	}
+}
+
+/* Reads experiment S->label's values of the chosen metric, and its totals
+ * in place of the database's. */
+static int read_experiment(struct side *s)
+{
+	struct dbr_experiment *x;
+	size_t nx, i;
+	if (dbr_experiments(s->db, &x, &nx) < 0)
+		return msg_error("%s", dbr_error(s->db));
+	for (i = 0; i < nx && strcmp(x[i].label, s->label) != 0; i++)
+		;
+	if (i == nx) {
+		msg_error("%s has no experiment '%s'; it has %s%s", s->file, s->label, x[0].label,
+			  nx > 1 ? " and others (SELECT label FROM experiments)" : "");
+		dbr_experiments_free(x, nx);
+		return -1;
+	}
+	const char *metrics[2] = { s->ch.metric, MET_EFFORT };
+	size_t nc = s->tree->n;
+	double *in = xcalloc(2 * nc + 1, sizeof *in), *ex = xcalloc(2 * nc + 1, sizeof *ex);
+	int rc = dbr_experiment_values(s->db, x[i].id, nx, s->ch.event, metrics,
+				       strcmp(s->ch.metric, MET_SAMPLES) == 0 ? 1 : 2, in, ex);
+	if (rc == 0) {
+		memcpy(s->incl, in, nc * sizeof *in);
+		memcpy(s->excl, ex, nc * sizeof *ex);
+		s->ch.total = in[0];
+		if (strcmp(s->ch.metric, MET_SAMPLES) == 0)
+			s->ch.base = in[0];
+		else if (in[nc] > 0)
+			s->ch.base = in[nc];
+	}
+	free(in);
+	free(ex);
+	dbr_experiments_free(x, nx);
+	return rc < 0 ? msg_error("%s", dbr_error(s->db)) : 0;
+}
+
+/* A frame's own value also holds the samples of a body folded under one
+ * of its call sites (an outlined OpenMP region's statements hang from
+ * the call site that opened it, not from a frame of their own). */
+static void fold_bodies(struct side *s)
+{
+	const struct dbr_ctx *c = s->tree->c;
+	for (size_t i = 0; i < s->tree->n; i++) {
+		uint32_t site = c[i].parent;
+		if (c[i].kind != KIND_STATEMENT[0] || s->excl[i] == 0 || site == UINT32_MAX ||
+		    c[site].kind != KIND_CALLSITE[0] || c[site].parent == UINT32_MAX)
+			continue;
+		s->excl[c[site].parent] += s->excl[i];
+	}
+}
+
 /* Opens side S and reads its tree and the chosen metric. */
 static int open_side(struct side *s, const char *path, const char *event, const char *metric)
 {
 	char err[512];
-	s->path = path;
-	s->db = dbr_open(path, err, sizeof err);
+	split_path(s, path);
+	s->db = dbr_open(s->file, err, sizeof err);
 	if (!s->db)
 		return msg_error("%s", err);
 	if (dbr_choose(s->db, event, metric, &s->ch) < 0 || !(s->tree = dbr_tree(s->db)))
 		return msg_error("%s", dbr_error(s->db));
 	s->incl = xcalloc(s->tree->n + 1, sizeof *s->incl);
 	s->excl = xcalloc(s->tree->n + 1, sizeof *s->excl);
-	if (dbr_tree_values(s->db, s->ch.event, s->ch.metric, s->incl, s->excl) < 0)
-		return msg_error("%s", dbr_error(s->db));
+	if (s->label ? read_experiment(s) < 0
+		     : dbr_tree_values(s->db, s->ch.event, s->ch.metric, s->incl, s->excl) < 0)
+		return s->label ? -1 : msg_error("%s", dbr_error(s->db));
+	fold_bodies(s);
 	return 0;
 }
 
 static void close_side(struct side *s)
 {
+	free(s->file);
+	free(s->label);
 	free(s->incl);
 	free(s->excl);
 	dbr_choice_free(&s->ch);

@@ -38,7 +38,7 @@ check "diff: contexts matched by their path" \
 total=$(sed -n 's/.*(\([-+][0-9.e+-]*\))$/\1/p' di.txt | head -n 1)
 mainrow=$(grep '> main$' di.txt | awk '{ print $3 }')
 note "diff --inclusive: total change $total, main's $mainrow"
-check "diff --inclusive: main's change is the whole run's" near "${mainrow:-0}" "${total:-1}" 0.002
+check "diff --inclusive: main's change is the whole run's, within 10 samples (what ran outside main)" near "${mainrow:-0}" "${total:-1}" 0.01
 "$CULPRIT" diff a.db a.db > same.txt
 check "diff: a database against itself changes nothing" \
 	sh -c "sed -n '6,\$p' same.txt | awk '{ if (\$3 + 0 != 0) bad++ } END { exit bad + 0 }'"

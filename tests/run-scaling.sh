@@ -14,13 +14,13 @@ P="$PROGRAMS/omp_scaling-clang"
 
 # part OUTPUT NAME: the CPU seconds the program says part NAME took.
 part() {
-	awk -v n="$2" '$1 == "part" && $2 == n { print $4 }' "$1"
+	awk -v n="$2" '$1 == "part" && $2 == n { v = $4 } END { print v + 0 }' "$1"
 }
 # csv_field FILE LABEL PROCEDURE COLUMN: the scaling CSV's value.
 csv_field() {
 	awk -F, -v l="$2" -v p="$3" -v c="$4" '
 		NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
-		$2 == l && $6 == p { print $(col[c]); exit }' "$1"
+		$2 == l && $6 == p { v = $(col[c]); exit } END { print v + 0 }' "$1"
 }
 
 # ---- culprit scale and the experiments ----
@@ -87,6 +87,22 @@ if awk -v w="$want" 'BEGIN { exit !(w > 0.05) }'; then
 	check "report --scaling: ... and for the contended loop, work inflation" \
 		grep -q '^  contended_part: .*work inflation' s.txt
 fi
+
+# ---- diff of two experiments ----
+"$CULPRIT" diff s.db:t1 s.db:t2 > d.txt 2> d.err
+check "diff DB:LABEL DB:LABEL: status 0, nothing on stderr" sh -c "[ $? = 0 ] && [ ! -s d.err ]"
+t1=$(sql s.db "SELECT inclusive FROM experiment_metrics WHERE experiment_id = 1 AND context_id = 1 AND event = 'cputime' AND metric = 'work'")
+t2=$(sql s.db "SELECT inclusive FROM experiment_metrics WHERE experiment_id = 2 AND context_id = 1 AND event = 'cputime' AND metric = 'work'")
+got=$(sed -n 's/.*total \([0-9.e+-]*\) -> \([0-9.e+-]*\) .*/\1 \2/p' d.txt)
+check "diff of experiments: the totals are each experiment's ($got; $t1 $t2)" \
+	sh -c "awk -v a='$got' -v x=$t1 -v y=$t2 'BEGIN { split(a, v, \" \"); exit !(v[1] - x < 1e-5 && x - v[1] < 1e-5 && v[2] - y < 1e-5 && y - v[2] < 1e-5) }'"
+if awk -v w="$want" 'BEGIN { exit !(w > 0.05) }'; then
+	check "diff of experiments: the contended loop changed most (its body folded in)" \
+		sh -c "sed -n 6p d.txt | grep -q '> main > contended_part$'"
+fi
+"$CULPRIT" diff s.db:t1 s.db:t9 > d2.out 2> d2.err
+check "diff of an experiment the database lacks: one line naming it, status 1" \
+	sh -c "[ $? = 1 ] && [ \$(wc -l < d2.err) = 1 ] && grep -q \"no experiment 't9'\" d2.err"
 
 # ---- prediction: a known serial fraction ----
 # No setup and no shared counter, 40% serial: Amdahl's law.  Only as many threads as

@@ -434,4 +434,31 @@ wait_for bigc "^EXIT=0$"
 note "$(cat bigc.timing)"
 check "view: --timing names the slowest expansion" grep -q "slowest expansion [0-9.]* ms" bigc.timing
 
+# ---- runs as columns --------------------------------------------------------
+# Two runs of leaves, the second three times as long: one database, two
+# experiments (a and b), a column each.
+"$CULPRIT" run -q --label=a -o xa "$PROGRAMS/leaves" 40 > /dev/null
+"$CULPRIT" run -q --label=b -o xb "$PROGRAMS/leaves" 120 > /dev/null
+"$CULPRIT" prof -q -o xab.db xa xb
+start xp 140 30 "'$CULPRIT' view xab.db"
+wait_for xp "- <program root>"
+keys xp X
+check "view X: a column per run, headed by its label" wait_for xp " a I +b I +/p +calling context"
+screen xp > xp1.txt
+lf=$(awk '/\+ leaf_four/ { for (i = 1; i <= NF; i++) if ($i == "leaf_four") { print $(i - 4), $(i - 3); exit } }' xp1.txt)
+note "view X: leaf_four in runs a and b: $lf"
+check "view X: leaf_four's run b is three times run a's (within 25%)" \
+	sh -c "echo '$lf' | awk '{ r = \$2 / \$1; exit !(r > 2.25 && r < 3.75) }'"
+keys xp X
+check "view X again: each run's change from the first" wait_for xp " a I +\+b I +/p"
+keys xp X
+check "view X a third time: the columns go" sh -c "sleep 0.3; ! $TMUX_CMD capture-pane -t xp -p | grep -q '/p'"
+keys xp q
+wait_for xp "^EXIT=0$"
+start xq 120 30 "'$CULPRIT' view c.db"
+wait_for xq "- <program root>"
+keys xq X
+check "view X on one run: the status line says how to make several" wait_for xq "one run in this database: culprit scale"
+keys xq q
+
 done_testing

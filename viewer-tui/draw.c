@@ -225,7 +225,7 @@ static void draw_rows(struct vui *u)
 	int w = cell_width(u), ncols = 0;
 	for (int i = 0; i < VCOL_COUNT; i++)
 		ncols += u->col[i].shown;
-	int tree_x = ncols * w + 1;
+	int xp_x = ncols * w, tree_x = xp_x + 1 + experiments_width(u);
 
 	/* The headings. */
 	int x = 0;
@@ -241,6 +241,7 @@ static void draw_rows(struct vui *u)
 		put(1, x + (w - 1 > len ? w - 1 - len : 0), w - 1, head, a);
 		x += w;
 	}
+	experiments_draw_heads(u, 1, xp_x);
 	put(1, tree_x, COLS - tree_x,
 	    u->view == VIEW_CCT ? "calling context" : u->view == VIEW_CALLERS
 	    ? "procedure, and who called it (share of its value)" : "procedure, and its lines",
@@ -273,6 +274,7 @@ static void draw_rows(struct vui *u)
 			draw_cell(u, y, x, &u->col[c], row_value(r, &u->col[c]), base);
 			x += w;
 		}
+		experiments_draw_row(u, r, y, x, base);
 		int depth = r->depth - 1;
 		int indent = depth * 2 - shift;
 		char label[768];

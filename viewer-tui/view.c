@@ -578,6 +578,7 @@ const struct vkey vkeys[] = {
 	{ { ']' }, NULL, NULL, timeline_range_end },
 	{ { 'x' }, NULL, NULL, timeline_clear },
 	{ { 'p' }, "p", "timeline: a row per process, or per thread", timeline_processes },
+	{ { 'X' }, "X", "runs as columns: values, change from the first, off", experiments_toggle },
 	{ { KEY_MOUSE }, "mouse", "click: select, again: expand; the wheel scrolls", act_mouse },
 	{ { '?' }, "?", "this help", act_help },
 	{ { KEY_RESIZE, CTRL('l') }, NULL, NULL, act_redraw },
@@ -735,6 +736,7 @@ static void start_ui(struct vui *u, struct vmodel *m, enum vview view)
 static void free_ui(struct vui *u)
 {
 	timeline_free(u);
+	experiments_free(u);
 	for (int v = 0; v < VIEW_COUNT; v++)
 		row_free(u->root[v]);
 	free(u->list.row);

@@ -206,6 +206,7 @@ struct vui {
 	double reading;			/* ... less reading the trace, which is this */
 	size_t read_samples;
 	struct vtimeline *tl;		/* timeline.c's, once shown */
+	struct vexperiments *xp;	/* experiments.c's, once asked for */
 };
 
 /* A key's action: returns 0 to quit. */
@@ -261,6 +262,17 @@ void timeline_follow_event(struct vui *u);
 /* The range the views show, if one: 1 with *FROM and *TO. */
 int timeline_range(const struct vui *u, double *from, double *to);
 void timeline_free(struct vui *u);
+/* ---- a database's experiments as columns (experiments.c) ---- */
+
+/* X: each experiment's value, then its change from the first, then off. */
+int experiments_toggle(struct vui *u);
+/* The columns they take in the calling-context view (0: none shown). */
+int experiments_width(struct vui *u);
+/* Their headings at Y from X, and row R's values and sparkline. */
+void experiments_draw_heads(struct vui *u, int y, int x);
+void experiments_draw_row(struct vui *u, const struct vrow *r, int y, int x, unsigned int attr);
+void experiments_free(struct vui *u);
+
 /* Drops what the panes keep about the selection (it changed beyond what
  * the pane can tell: the event, the pane). */
 void draw_forget(void);
