@@ -276,6 +276,7 @@ enum thread_counter {
 	CNT_CTX_FREED,		/* records whose last reference the thread dropped */
 	CNT_WORKER_CHANGES,	/* worker states declared: idleness was tracked */
 	CNT_WAITS_LOST,		/* waits not counted: the thread's table was full */
+	CNT_TASKS_LOST,		/* tasks not counted: the thread's table of types was full */
 	CNT_THROTTLED,		/* signals passed over: the handler's time was over budget */
 	CNT_MAX
 };
@@ -304,6 +305,7 @@ struct culprit_thread {
 	int fallback_errno[EVENT_MAX];	/* nonzero: a timer replaced perf_event */
 	struct worker_slot *worker_slot;	/* its worker state (workers.c); NULL: no worker */
 	struct wait_table *waits;	/* where it blocked (waits.c); kept with the slot */
+	struct task_table *tasks;	/* its tasks by type (tasks.c); kept with the slot */
 	volatile sig_atomic_t in_unwind;	/* a fault now is ours to catch */
 	sigjmp_buf unwind_jmp;		/* where a fault in the unwinder lands */
 	uint64_t wakeups;		/* samples taken; lets sleeps restart */
@@ -556,6 +558,13 @@ struct mfile_writer;
 HIDDEN void waits_write(struct mfile_writer *w, const struct culprit_thread *t);
 /* Empties T's table of wait sites, for the next thread in its slot. */
 HIDDEN void waits_forget(struct culprit_thread *t);
+
+/* ---- task sizes and waits (tasks.c) ---------------------------------------- */
+
+/* Writes T's TASK section, if it ran tasks a plugin reported. */
+HIDDEN void tasks_write(struct mfile_writer *w, const struct culprit_thread *t);
+/* Empties T's table of task types, for the next thread in its slot. */
+HIDDEN void tasks_forget(struct culprit_thread *t);
 HIDDEN void workers_fork_child(void);
 
 /* ---- signals (signals.c) ------------------------------------------------- */

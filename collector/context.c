@@ -152,6 +152,12 @@ unsigned culprit_ctx_flags(const struct culprit_ctx *ctx)
 }
 
 /* async-signal-safe */
+uint64_t culprit_ctx_site(const struct culprit_ctx *ctx)
+{
+	return ctx && ctx->nframes ? ctx->frame[0] : 0;
+}
+
+/* async-signal-safe */
 int culprit_ctx_claim(struct culprit_ctx *ctx)
 {
 	return ctx && !atomic_load_explicit(&ctx->claimed, memory_order_relaxed) &&

@@ -48,6 +48,7 @@ const char *const culprit_counter_names[CNT_MAX] = {
 	[CNT_CTX_FREED] = "context:freed",
 	[CNT_WORKER_CHANGES] = "worker:changes",
 	[CNT_WAITS_LOST] = "waits:lost",
+	[CNT_TASKS_LOST] = "tasks:lost",
 	[CNT_THROTTLED] = "throttled",
 };
 
@@ -66,6 +67,8 @@ static void reset_slot(struct culprit_thread *t)
 	capture_forget(memo);
 	waits_forget(t);
 	struct wait_table *waits = t->waits;
+	tasks_forget(t);
+	struct task_table *tasks = t->tasks;
 	/* The sample path's scratch stays too (its raw part is kept zero). */
 	void **raw = t->raw;
 	struct culprit_frame *frame = t->frame;
@@ -80,6 +83,7 @@ static void reset_slot(struct culprit_thread *t)
 	t->ctx_pool = pool;
 	t->capture_memo = memo;
 	t->waits = waits;
+	t->tasks = tasks;
 	t->raw = raw;
 	t->frame = frame;
 	t->scratch_cap = scratch_cap;

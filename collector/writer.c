@@ -248,6 +248,7 @@ int writer_thread_file(struct culprit_thread *t, uint32_t reason)
 	mfile_section_end(&w);
 
 	waits_write(&w, t);
+	tasks_write(&w, t);
 	trace_write(&w, &c->trace);
 
 	char notes[1 + EVENT_MAX][256];

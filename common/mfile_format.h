@@ -24,7 +24,7 @@
 #define MFILE_MAGIC "\x89" "CULPRT\n"	/* 8 bytes; \x89 and \n catch text-mode damage */
 #define MFILE_MAGIC_LEN 8
 #define MFILE_VERSION_MAJOR 1
-#define MFILE_VERSION_MINOR 3
+#define MFILE_VERSION_MINOR 4
 
 #define MFILE_HEADER_SIZE 32
 #define MFILE_SECTION_HEADER_SIZE 16
@@ -48,7 +48,7 @@ enum mfile_kind {
 	((uint32_t)(a) | (uint32_t)(b) << 8 | (uint32_t)(c) << 16 | (uint32_t)(d) << 24)
 
 /* Section tags.  Process files hold IDNT ARGV EVNT MODS [NOTE] END; thread
- * files hold THRD COLS CNTR NODE MTRC [WAIT] [TRAC] [NOTE] END. */
+ * files hold THRD COLS CNTR NODE MTRC [WAIT] [TASK] [TRAC] [NOTE] END. */
 #define MFILE_TAG_IDNT MFILE_TAG('I', 'D', 'N', 'T')	/* process identity */
 #define MFILE_TAG_ARGV MFILE_TAG('A', 'R', 'G', 'V')	/* command line */
 #define MFILE_TAG_EVNT MFILE_TAG('E', 'V', 'N', 'T')	/* sampled events */
@@ -64,6 +64,8 @@ enum mfile_kind {
 #define MFILE_TAG_SNAP MFILE_TAG('S', 'N', 'A', 'P')
 /* The samples in time order (minor 3). */
 #define MFILE_TAG_TRAC MFILE_TAG('T', 'R', 'A', 'C')
+/* Task sizes and waits by type (minor 4). */
+#define MFILE_TAG_TASK MFILE_TAG('T', 'A', 'S', 'K')
 #define MFILE_TAG_END  MFILE_TAG('E', 'N', 'D', '.')	/* u32 count of sections before it, u32 0 */
 
 /* IDNT payload:
@@ -188,6 +190,22 @@ enum mfile_marker {
  *   u64 count, u64 total_ns, u64 max_ns    the waits, in CLOCK_MONOTONIC
  */
 #define MFILE_WAIT_SIZE 56
+
+/* TASK payload (thread files, version 1.4; absent when a runtime plugin
+ * reported no task ending on the thread): u32 count, then per task type
+ * (the call that created the tasks), 288 bytes:
+ *   u32 module, u32 reserved
+ *   u64 site               the creating call's return address: ELF virtual
+ *                          address in MODULE (0: a raw address)
+ *   u64 count              tasks of the type that ended on the thread
+ *   u64 size_ns            their running time in all, CLOCK_MONOTONIC, the
+ *                          time each was set aside (its children ran) left out
+ *   u64 wait_ns            the time the thread looked for work before each
+ *   u32 size_hist[32]      tasks by size: bucket b counts [2^b, 2^(b+1)) ns
+ *                          (bucket 0 also 0 ns; bucket 31 all from 2^31 ns)
+ *   u32 wait_hist[32]      tasks by the wait before them, alike */
+#define MFILE_TASK_BUCKETS 32
+#define MFILE_TASK_SIZE (8 + 4 * 8 + 2 * 4 * MFILE_TASK_BUCKETS)
 
 /* TRAC payload (thread files, version 1.3; absent when not traced):
  *   u64 base_ns            CLOCK_MONOTONIC; records' times count from it

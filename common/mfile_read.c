@@ -476,6 +476,35 @@ static void decode_wait(struct cursor *c, struct mfile_thread *t)
 	check_end(c);
 }
 
+static void decode_task(struct cursor *c, struct mfile_thread *t)
+{
+	t->ntasks = get_count(c, MFILE_TASK_SIZE, "task type count");
+	t->tasks = alloc_array(c, t->ntasks, sizeof *t->tasks);
+	for (uint32_t i = 0; i < t->ntasks && !c->failed; i++) {
+		struct mfile_task *k = &t->tasks[i];
+		k->module = get_u32(c, "task module");
+		(void)get_u32(c, "reserved");
+		k->site = get_u64(c, "task site");
+		k->count = get_u64(c, "task count");
+		k->size_ns = get_u64(c, "task size");
+		k->wait_ns = get_u64(c, "task wait");
+		uint64_t sizes = 0, waits = 0;
+		for (int b = 0; b < MFILE_TASK_BUCKETS; b++)
+			sizes += k->size_hist[b] = get_u32(c, "task size bucket");
+		for (int b = 0; b < MFILE_TASK_BUCKETS; b++)
+			waits += k->wait_hist[b] = get_u32(c, "task wait bucket");
+		if (c->failed)
+			break;
+		/* A histogram's counts may have wrapped (2^32 tasks of a type
+		 * on one thread); they never exceed the count. */
+		if (k->count == 0 || sizes > k->count || waits > k->count)
+			CORRUPT(c, "task type %u counts %llu tasks, its histograms %llu and %llu", i,
+				(unsigned long long)k->count, (unsigned long long)sizes,
+				(unsigned long long)waits);
+	}
+	check_end(c);
+}
+
 void mfile_trace_begin(const struct mfile_thread *t, struct mfile_trace_iter *it)
 {
 	memset(it, 0, sizeof *it);
@@ -615,6 +644,7 @@ static const struct section_kind known_sections[] = {
 	{ MFILE_TAG_NODE, MFILE_THREAD, 1 },
 	{ MFILE_TAG_MTRC, MFILE_THREAD, 1 },
 	{ MFILE_TAG_WAIT, MFILE_THREAD, 0 },
+	{ MFILE_TAG_TASK, MFILE_THREAD, 0 },
 	{ MFILE_TAG_TRAC, MFILE_THREAD, 0 },
 	{ MFILE_TAG_NOTE, 0, 0 },
 	{ MFILE_TAG_SNAP, 0, 0 },
@@ -646,6 +676,7 @@ static int decode_section(struct mfile *mf, uint32_t tag, struct cursor *c)
 	case MFILE_TAG_NODE: decode_node(c, &mf->u.thread); break;
 	case MFILE_TAG_MTRC: decode_mtrc(c, &mf->u.thread); break;
 	case MFILE_TAG_WAIT: decode_wait(c, &mf->u.thread); break;
+	case MFILE_TAG_TASK: decode_task(c, &mf->u.thread); break;
 	case MFILE_TAG_TRAC: decode_trac(c, mf); break;
 	case MFILE_TAG_NOTE: decode_note(c, mf); break;
 	case MFILE_TAG_SNAP: decode_snap(c, mf); break;

@@ -11,6 +11,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "mfile_format.h"
 
 struct mfile_error {
 	char msg[512];		/* one line, without the file name */
@@ -91,6 +92,13 @@ struct mfile_wait {
 	uint64_t site, object, count, total_ns, max_ns;
 };
 
+/* TASK: tasks of one type (creation site) that ended on the thread. */
+struct mfile_task {
+	uint32_t module;
+	uint64_t site, count, size_ns, wait_ns;
+	uint32_t size_hist[MFILE_TASK_BUCKETS], wait_hist[MFILE_TASK_BUCKETS];
+};
+
 /* TRAC: the samples in time order, kept encoded (it can be millions of
  * them); mfile_trace_begin/next decode it.  Checked whole at load. */
 struct mfile_trace {
@@ -136,6 +144,8 @@ struct mfile_thread {
 	struct mfile_value *values;
 	uint32_t nwaits;		/* WAIT: where the thread blocked (may be 0) */
 	struct mfile_wait *waits;
+	uint32_t ntasks;		/* TASK: its tasks by type (may be 0) */
+	struct mfile_task *tasks;
 	struct mfile_trace trace;
 };
 

@@ -43,6 +43,8 @@ int run_info_write(const char *dir, const struct run_info *info)
 		put_line(f, "label", info->label);
 	if (info->threads > 0)
 		fprintf(f, "threads %ld\n", info->threads);
+	if (info->cores > 0)
+		fprintf(f, "cores %ld\n", info->cores);
 	put_line(f, "command", info->command);
 	fprintf(f, "start %.6f\nwall %.6f\ncpu %.6f\nstatus %d\n", info->start, info->wall,
 		info->cpu, info->status);
@@ -94,6 +96,8 @@ int run_info_read(const char *path, struct run_info *info)
 			copy_value(info->command, sizeof info->command, v);
 		else if (strcmp(line, "threads") == 0)
 			info->threads = strtol(v, NULL, 10);
+		else if (strcmp(line, "cores") == 0)
+			info->cores = strtol(v, NULL, 10);
 		else if (strcmp(line, "start") == 0)
 			info->start = strtod(v, NULL);
 		else if (strcmp(line, "wall") == 0)
@@ -106,6 +110,8 @@ int run_info_read(const char *path, struct run_info *info)
 	fclose(f);
 	if (info->threads < 0)
 		info->threads = 0;
+	if (info->cores < 0)
+		info->cores = 0;
 	return info->experiment[0] ? 0 : -1;
 }
 

@@ -20,6 +20,7 @@ struct run_info {
 	char experiment[128];	/* HOST-PID-TIME, as processes.experiment */
 	char label[64];		/* --label, or "" */
 	long threads;		/* --threads, or the OMP_NUM_THREADS it ran with; 0: unknown */
+	long cores;		/* the CPUs it was allowed to run on; 0: unknown */
 	char command[1024];	/* the command line, words joined by spaces */
 	double start;		/* when the program started, seconds since 1970 */
 	double wall;		/* how long it ran, seconds */

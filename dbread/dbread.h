@@ -278,6 +278,7 @@ struct dbr_experiment {
 	int64_t id;
 	char *label, *command;
 	long threads;
+	long cores;		/* the CPUs it could run on; 0: not known */
 	double wall;		/* seconds */
 	double cpu;		/* CPU seconds; < 0: not known */
 	int status;		/* exit status as a shell says it; < 0: not known */
@@ -299,6 +300,23 @@ int dbr_experiment_values(struct dbr *r, int64_t x, size_t nexperiments, const c
  * the program's (contexts.runtime, schema 10 on; all 0 before).  The
  * caller frees it. */
 uint8_t *dbr_runtime_code(struct dbr *r);
+
+/* ---- tasks.c: task sizes and waits by type (schema 10 on) -------------------- */
+
+#define DBR_TASK_BUCKETS 32
+struct dbr_task_type {
+	int64_t experiment;
+	char *procedure, *file, *module;	/* the line that creates them */
+	int line;
+	int64_t site;		/* the creating call, in its module */
+	double tasks, size, wait;	/* count; seconds in all */
+	double hist[2][DBR_TASK_BUCKETS];	/* [0] sizes, [1] waits: bucket b is
+						 * [2^b, 2^(b+1)) ns */
+};
+/* Every task type of every experiment, by experiment, then most time in
+ * all first.  None (0) in a database without tasks or before schema 10. */
+int dbr_task_types(struct dbr *r, struct dbr_task_type **out, size_t *count);
+void dbr_task_types_free(struct dbr_task_type *t, size_t count);
 
 /* ---- timeline.c: the samples over time (schema 8 on) ------------------------ */
 

@@ -49,8 +49,15 @@ int dbr_experiments(struct dbr *r, struct dbr_experiment **out, size_t *count)
 	*count = 0;
 	if (r->schema < 10)
 		return one_old_experiment(r, out, count);
-	sqlite3_stmt *s = dbr_prepare(r, "SELECT id, label, threads, command, wall_time, cpu_time, "
-				      "exit_status FROM " TBL_EXPERIMENTS " ORDER BY id");
+	/* cores came after the first databases of schema 10. */
+	sqlite3_stmt *s = NULL;
+	if (sqlite3_prepare_v2(r->db, "SELECT id, label, threads, command, wall_time, cpu_time, "
+			       "exit_status, cores FROM " TBL_EXPERIMENTS " ORDER BY id", -1, &s,
+			       NULL) != SQLITE_OK) {
+		sqlite3_finalize(s);
+		s = dbr_prepare(r, "SELECT id, label, threads, command, wall_time, cpu_time, "
+				"exit_status, 0 FROM " TBL_EXPERIMENTS " ORDER BY id");
+	}
 	if (!s)
 		return -1;
 	size_t n = 0, cap = 0;
@@ -69,6 +76,7 @@ int dbr_experiments(struct dbr *r, struct dbr_experiment **out, size_t *count)
 		e->wall = sqlite3_column_double(s, 4);
 		e->cpu = sqlite3_column_type(s, 5) == SQLITE_NULL ? -1 : sqlite3_column_double(s, 5);
 		e->status = sqlite3_column_type(s, 6) == SQLITE_NULL ? -1 : sqlite3_column_int(s, 6);
+		e->cores = sqlite3_column_int(s, 7);
 	}
 	sqlite3_finalize(s);
 	if (step != SQLITE_DONE) {

@@ -10,8 +10,8 @@ void dbr_fail(struct dbr *r, const char *fmt, ...) __attribute__((format(printf,
 int dbr_fail_sql(struct dbr *r);
 void dbr_tree_free(struct dbr_tree *t);
 /* A statement from SQL_FORMAT, whose one %s becomes METRICS (N) as an
- * SQL list of literals ("('work', 'idleness')"; schema names, checked to
- * be plain), with EVENT bound as ?1; NULL after setting the error. */
+ * SQL list of literals ("('work', 'overhead:task-creation')", quotes in
+ * a name doubled), with EVENT bound as ?1; NULL after setting the error. */
 sqlite3_stmt *dbr_prepare_metrics(struct dbr *r, const char *sql_format,
 				  const char *const *metrics, size_t n, const char *event);
 

@@ -123,12 +123,18 @@ static char *metric_list(const char *const *metrics, size_t n)
 {
 	char *out = xstrdup("(");
 	for (size_t i = 0; i < n; i++) {
-		/* Schema names are letters, digits, '_' and ':'. */
-		int plain = metrics[i][0] != 0;
-		for (const char *p = metrics[i]; *p; p++)
-			plain &= (*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '_' ||
-				 *p == ':';
-		char *next = xasprintf("%s%s'%s'", out, i ? ", " : "", plain ? metrics[i] : "");
+		/* An SQL string: quotes doubled.  (Overhead types come from
+		 * rules and may hold '-': overhead:task-creation.) */
+		size_t len = strlen(metrics[i]), k = 0;
+		char *quoted = xmalloc(2 * len + 1);
+		for (const char *p = metrics[i]; *p; p++) {
+			if (*p == '\'')
+				quoted[k++] = '\'';
+			quoted[k++] = *p;
+		}
+		quoted[k] = 0;
+		char *next = xasprintf("%s%s'%s'", out, i ? ", " : "", quoted);
+		free(quoted);
 		free(out);
 		out = next;
 	}

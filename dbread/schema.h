@@ -40,6 +40,8 @@
 #define TBL_TRACE		"trace"			/* schema 8 on */
 #define TBL_EXPERIMENTS		"experiments"		/* schema 10 on */
 #define TBL_EXPERIMENT_VALUES	"experiment_values"	/* schema 10 on */
+#define VIEW_TASK_TYPES		"task_types"		/* schema 10 on */
+#define VIEW_TASK_HISTOGRAMS	"task_histograms"	/* schema 10 on */
 #define VIEW_PARALLELISM	"parallelism"		/* schema 8 on */
 #define TBL_CONTEXT_METRICS	"context_metrics"
 #define TBL_CONTEXT_THREAD_METRICS "context_thread_metrics"

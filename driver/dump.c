@@ -373,6 +373,13 @@ static void dump_thread_header(const struct mfile *mf)
 		       "longest %.6f s\n", w->module, w->site, w->object, w->count,
 		       (double)w->total_ns / 1e9, (double)w->max_ns / 1e9);
 	}
+	/* Its tasks by the call that created them. */
+	for (uint32_t i = 0; i < t->ntasks; i++) {
+		const struct mfile_task *k = &t->tasks[i];
+		printf("tasks       site %u:%#" PRIx64 ": %" PRIu64 " tasks, %.6f s running, "
+		       "%.6f s waited before them\n", k->module, k->site, k->count,
+		       (double)k->size_ns / 1e9, (double)k->wait_ns / 1e9);
+	}
 }
 
 static const char *event_name(const struct mfile_process *p, uint32_t ev, char *buf, size_t size)

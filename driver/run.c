@@ -23,6 +23,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -670,6 +671,9 @@ static void start_run_info(const struct run_options *o, struct run_info *info)
 	if (o->label)
 		snprintf(info->label, sizeof info->label, "%s", o->label);
 	info->threads = o->threads ? o->threads : run_info_threads(getenv("OMP_NUM_THREADS"));
+	cpu_set_t cpus;
+	if (sched_getaffinity(0, sizeof cpus, &cpus) == 0)
+		info->cores = CPU_COUNT(&cpus);
 	size_t n = 0;
 	for (char **a = o->program_argv; *a && n + 1 < sizeof info->command; a++)
 		n += (size_t)snprintf(info->command + n, sizeof info->command - n, "%s%s",

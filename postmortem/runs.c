@@ -36,6 +36,7 @@ static void read_run_files(struct experiment *e, const char *dir)
 			r->has_info = 1;
 			snprintf(r->label, sizeof r->label, "%s", info.label);
 			r->threads = info.threads;
+			r->cores = info.cores;
 			free(r->command);
 			r->command = xstrdup(info.command);
 			r->start = info.start;
@@ -170,7 +171,8 @@ void experiment_runs(struct experiment *e)
 		} else {
 			r = xcalloc(1, sizeof *r);
 			r->name = name;
-			r->dir = xstrdup(p->dir);
+			char *abs = realpath(p->dir, NULL);
+			r->dir = abs ? abs : xstrdup(p->dir);
 			r->cpu = -1;
 			r->status = -1;
 			e->run = xrealloc(e->run, (e->nrun + 1) * sizeof *e->run);

@@ -18,6 +18,7 @@ struct exp_run {
 	char *dir;		/* the directory of its first process */
 	char label[72];		/* unique among the runs */
 	long threads;		/* the run file's, else the most threads alive at once */
+	long cores;		/* the CPUs it could run on; 0: not known */
 	char *command;
 	double start, wall;	/* seconds since 1970; seconds */
 	double cpu;		/* CPU seconds of all its processes; < 0: not known */

@@ -15,6 +15,7 @@
 #include "runs.h"
 #include "symbolize.h"
 #include "tools.h"
+#include "tasks.h"
 #include "waits.h"
 
 #include <stdio.h>
@@ -404,8 +405,8 @@ static void write_threads(sqlite3 *db, const struct experiment *e)
 static void write_experiments(sqlite3 *db, const struct experiment *e)
 {
 	sqlite3_stmt *s = db_prepare(db, "INSERT INTO experiments (id, label, threads, command, "
-				     "start_time, wall_time, cpu_time, exit_status, run, directory) "
-				     "VALUES (?,?,?,?,?,?,?,?,?,?)");
+				     "start_time, wall_time, cpu_time, exit_status, run, directory, "
+				     "cores) VALUES (?,?,?,?,?,?,?,?,?,?,?)");
 	for (size_t i = 0; i < e->nrun; i++) {
 		const struct exp_run *r = e->run[i];
 		sqlite3_bind_int64(s, 1, r->id);
@@ -424,6 +425,10 @@ static void write_experiments(sqlite3 *db, const struct experiment *e)
 			sqlite3_bind_null(s, 8);
 		bind_text(s, 9, r->name);
 		bind_text(s, 10, r->dir);
+		if (r->cores > 0)
+			sqlite3_bind_int64(s, 11, r->cores);
+		else
+			sqlite3_bind_null(s, 11);
 		db_step_reset(db, s);
 	}
 	sqlite3_finalize(s);
@@ -435,6 +440,7 @@ void tables_write_identity(sqlite3 *db, const struct experiment *e)
 	write_processes(db, e);
 	write_threads(db, e);
 	waits_write_sites(db, e);
+	tasks_write(db, e);
 }
 
 /* What each event and metric is, for the events and metrics tables. */

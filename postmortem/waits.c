@@ -72,30 +72,29 @@ static const struct sym_frame *site_frame(const struct sym_result *r)
 	return &r->frame[r->nframes - 1];
 }
 
-/* Binds the site's module, procedure, file and line (columns 5 to 8):
- * the innermost frame of the program's own at the call, inlined or not. */
-static void bind_site(sqlite3_stmt *s, const struct exp_thread *t, const struct mfile_wait *w)
+void waits_bind_site(sqlite3_stmt *s, int col, const struct exp_thread *t, uint32_t module,
+		     uint64_t site)
 {
-	struct sym_module *m = w->module ? exp_module(t->proc, w->module, NULL) : NULL;
+	struct sym_module *m = module ? exp_module(t->proc, module, NULL) : NULL;
 	if (!m) {
 		char raw[32];
-		snprintf(raw, sizeof raw, "0x%llx", (unsigned long long)w->site);
-		sqlite3_bind_null(s, 5);
-		sqlite3_bind_text(s, 6, raw, -1, SQLITE_TRANSIENT);
-		sqlite3_bind_null(s, 7);
-		sqlite3_bind_null(s, 8);
+		snprintf(raw, sizeof raw, "0x%llx", (unsigned long long)site);
+		sqlite3_bind_null(s, col);
+		sqlite3_bind_text(s, col + 1, raw, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_null(s, col + 2);
+		sqlite3_bind_null(s, col + 3);
 		return;
 	}
 	/* A return address: the call is the byte before. */
-	struct sym_result *r = sym_resolve(m, w->site ? w->site - 1 : 0);
+	struct sym_result *r = sym_resolve(m, site ? site - 1 : 0);
 	const struct sym_frame *f = site_frame(r);
-	bind_opt_text(s, 5, sym_module_name(m));
-	bind_opt_text(s, 6, f->procedure);
-	bind_opt_text(s, 7, f->file);
+	bind_opt_text(s, col, sym_module_name(m));
+	bind_opt_text(s, col + 1, f->procedure);
+	bind_opt_text(s, col + 2, f->file);
 	if (f->file)
-		sqlite3_bind_int64(s, 8, f->line);
+		sqlite3_bind_int64(s, col + 3, f->line);
 	else
-		sqlite3_bind_null(s, 8);
+		sqlite3_bind_null(s, col + 3);
 }
 
 void waits_write_sites(sqlite3 *db, const struct experiment *e)
@@ -112,7 +111,7 @@ void waits_write_sites(sqlite3 *db, const struct experiment *e)
 				sqlite3_bind_int64(s, 4, (sqlite3_int64)w->object);
 			else
 				sqlite3_bind_null(s, 4);
-			bind_site(s, t, w);
+			waits_bind_site(s, 5, t, w->module, w->site);
 			sqlite3_bind_int64(s, 9, (sqlite3_int64)w->site);
 			sqlite3_bind_int64(s, 10, (sqlite3_int64)w->count);
 			sqlite3_bind_double(s, 11, (double)w->total_ns / 1e9);

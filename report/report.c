@@ -22,6 +22,7 @@ static const char report_usage[] =
 	"       culprit report --timeline [--event=E] [--from=S] [--to=S] [--width=N]\n"
 	"                      [--format=text|csv] DB\n"
 	"       culprit report --scaling [--predict=P,...] [--event=E] [--format=text|csv] DB\n"
+	"       culprit report --tasks [--format=text|csv] DB\n"
 	"\n"
 	"Prints the profile in database DB (made by `culprit prof`).\n"
 	"\n"
@@ -46,6 +47,9 @@ static const char report_usage[] =
 	"                     overhead by type and work inflation\n"
 	"  --predict=P,...    scaling: fit T(p) = s + w/p + c(p-1) to the runs and\n"
 	"                     predict T at these thread counts, with the fit's error\n"
+	"  --tasks            OpenMP tasks by the line that creates them, run by run:\n"
+	"                     how many, their sizes and the waits before them, with\n"
+	"                     log2 histograms of both\n"
 	"  --from=S, --to=S   timeline: the range, in seconds since the run started\n"
 	"  --width=N          timeline: columns of time (default 76; csv 100)\n"
 	"  --event=E          the event to show (default: the first, e.g. cputime)\n"
@@ -64,7 +68,7 @@ static const char report_usage[] =
 
 enum view {
 	VIEW_TOPDOWN, VIEW_CALLERS, VIEW_FLAT, VIEW_DIAGNOSE, VIEW_SUMMARY, VIEW_WAITS,
-	VIEW_BY_PARALLELISM, VIEW_TIMELINE, VIEW_SCALING
+	VIEW_BY_PARALLELISM, VIEW_TIMELINE, VIEW_SCALING, VIEW_TASKS
 };
 
 struct options {
@@ -116,12 +120,14 @@ static int parse_predict(const char *arg, struct options *o)
 		double v = strtod(p, &end);
 		if (end == p || !(v >= 1) || v > 1e6 || (*end && *end != ',') ||
 		    o->npredict == (int)(sizeof o->predict / sizeof *o->predict))
-			return msg_usage("report", "--predict takes up to 16 thread counts: 16,32,64");
+			return msg_usage("report", "--predict takes thread counts of 1 or more, at "
+					 "most 16 of them (16,32,64), not '%s'", arg);
 		o->predict[o->npredict++] = v;
 		p = *end ? end + 1 : end;
 	}
 	if (o->npredict == 0)
-		return msg_usage("report", "--predict takes thread counts: 16,32,64");
+		return msg_usage("report", "--predict takes thread counts of 1 or more, at most 16 "
+				 "of them (16,32,64), not '%s'", arg);
 	o->view = VIEW_SCALING;
 	return 0;
 }
@@ -160,6 +166,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{ "width", required_argument, NULL, 'w' },
 		{ "scaling", no_argument, NULL, 's' },
 		{ "predict", required_argument, NULL, 'p' },
+		{ "tasks", no_argument, NULL, 'k' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -192,6 +199,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		case 'P': o->view = VIEW_BY_PARALLELISM; break;
 		case 'T': o->view = VIEW_TIMELINE; break;
 		case 's': o->view = VIEW_SCALING; break;
+		case 'k': o->view = VIEW_TASKS; break;
 		case 'p': rc = parse_predict(optarg, o); break;
 		case '<': rc = parse_seconds("--from", optarg, &o->from); break;
 		case '>': rc = parse_seconds("--to", optarg, &o->to); break;
@@ -234,7 +242,7 @@ static int load(struct report *r, const struct options *o)
 		return msg_error("%s", dbr_error(r->db));
 	r->threshold = o->threshold_percent ? o->threshold / 100 * r->ch.total : o->threshold;
 	if (o->view == VIEW_SUMMARY || o->view == VIEW_WAITS || o->view == VIEW_BY_PARALLELISM ||
-	    o->view == VIEW_TIMELINE)
+	    o->view == VIEW_TIMELINE || o->view == VIEW_TASKS)
 		return 0;
 	r->tree = dbr_tree(r->db);
 	if (!r->tree)
@@ -253,7 +261,7 @@ int cmd_report(int argc, char **argv)
 		[VIEW_FLAT] = report_flat, [VIEW_DIAGNOSE] = report_diagnoses,
 		[VIEW_SUMMARY] = report_summary, [VIEW_WAITS] = report_waits,
 		[VIEW_BY_PARALLELISM] = report_parallelism, [VIEW_TIMELINE] = report_timeline,
-		[VIEW_SCALING] = report_scaling,
+		[VIEW_SCALING] = report_scaling, [VIEW_TASKS] = report_tasks,
 	};
 	struct options o;
 	struct report r = { 0 };

@@ -10,6 +10,7 @@
  *   timeline.c   the run over time: the parallelism profile and the timeline
  *   scaling.c    several runs: where each context's time goes as threads grow
  *   predict.c    the scaling model, fitted and extrapolated
+ *   tasks.c      task sizes and waits by task type, run by run
  *   output.c     what they share: safe text, CSV fields, values, labels
  *
  * Text output fits 100 columns; names from the measured program are
@@ -43,6 +44,7 @@ int report_waits(const struct report *r);
 int report_parallelism(const struct report *r);
 int report_timeline(const struct report *r);
 int report_scaling(const struct report *r);
+int report_tasks(const struct report *r);
 
 /* ---- predict.c: the scaling model ---- */
 

@@ -32,7 +32,7 @@ struct scaling {
 	size_t nx;
 	char **metric;		/* the event's metrics but samples and measurement */
 	size_t nm;
-	int k_effort, k_useful, k_idle, k_ovh;
+	int k_effort, k_useful, k_idle, k_ovh, k_meas;
 	uint32_t *slot;		/* by context: its unit */
 	uint32_t *unit;		/* by unit: its context (the program frame) */
 	size_t nunits;
@@ -70,7 +70,7 @@ static int choose_metrics(struct scaling *s)
 		return msg_error("%s", dbr_error(s->r->db));
 	s->metric = xcalloc(n + 1, sizeof *s->metric);
 	for (size_t i = 0; i < n; i++) {
-		if (strcmp(all[i], MET_SAMPLES) == 0 || strcmp(all[i], MET_MEASUREMENT) == 0) {
+		if (strcmp(all[i], MET_SAMPLES) == 0) {
 			free(all[i]);
 			continue;
 		}
@@ -82,11 +82,45 @@ static int choose_metrics(struct scaling *s)
 	s->k_useful = dbr_metric_index(m, s->nm, MET_USEFUL);
 	s->k_idle = dbr_metric_index(m, s->nm, MET_IDLENESS);
 	s->k_ovh = dbr_metric_index(m, s->nm, MET_OVERHEAD);
+	s->k_meas = dbr_metric_index(m, s->nm, MET_MEASUREMENT);
 	if (s->k_effort < 0 || s->k_useful < 0)
 		return msg_error("%s has no effort or useful_work for %s: it was made by a culprit "
 				 "prof older than the scaling report; make it again", s->r->db->path,
 				 s->r->ch.event);
 	return 0;
+}
+
+/* Units by (the unit above, procedure, module): frames of one procedure
+ * called from one unit are one unit, whichever line or depth of a folded
+ * recursion they were called from. */
+struct unit_index {
+	uint32_t *slot;		/* unit + 1; 0: free */
+	size_t cap;
+};
+
+static size_t unit_hash(uint32_t above, const struct dbr_ctx *c, size_t cap)
+{
+	uint64_t h = (uint64_t)above * 0x9e3779b97f4a7c15ull ^ (uint64_t)(uintptr_t)c->procedure;
+	h = (h ^ (uint64_t)(uintptr_t)c->module) * 0xbf58476d1ce4e5b9ull;
+	return (size_t)(h ^ h >> 31) & (cap - 1);
+}
+
+/* The unit under ABOVE for frame C, or UINT32_MAX; with ADD, C's context
+ * I becomes it when there is none. */
+static uint32_t unit_find(struct scaling *s, struct unit_index *x, const uint32_t *up,
+			  uint32_t above, uint32_t i)
+{
+	const struct dbr_ctx *t = s->r->tree->c, *c = &t[i];
+	for (size_t h = unit_hash(above, c, x->cap);; h = (h + 1) & (x->cap - 1)) {
+		uint32_t u = x->slot[h];
+		if (!u) {
+			x->slot[h] = (uint32_t)s->nunits + 1;
+			return UINT32_MAX;
+		}
+		const struct dbr_ctx *k = &t[s->unit[u - 1]];
+		if (up[u - 1] == above && k->procedure == c->procedure && k->module == c->module)
+			return u - 1;
+	}
 }
 
 /* Gives each context its unit: the program frame it counts for.  A frame
@@ -98,6 +132,10 @@ static void make_units(struct scaling *s, const uint8_t *runtime)
 	s->slot = xcalloc(t->n + 1, sizeof *s->slot);
 	s->unit = xcalloc(t->n + 1, sizeof *s->unit);
 	uint32_t *up = xcalloc(t->n + 1, sizeof *up);	/* by unit: the unit above */
+	struct unit_index index = { NULL, 64 };
+	while (index.cap < 2 * t->n + 2)
+		index.cap *= 2;
+	index.slot = xcalloc(index.cap, sizeof *index.slot);
 	for (uint32_t i = 0; i < t->n; i++) {
 		const struct dbr_ctx *c = &t->c[i];
 		if (c->parent == UINT32_MAX) {
@@ -117,6 +155,8 @@ static void make_units(struct scaling *s, const uint8_t *runtime)
 			    k->module == c->module)
 				same = u;
 		}
+		if (same == UINT32_MAX)
+			same = unit_find(s, &index, up, above, i);
 		if (same != UINT32_MAX) {
 			s->slot[i] = same;
 			continue;
@@ -125,6 +165,7 @@ static void make_units(struct scaling *s, const uint8_t *runtime)
 		s->unit[s->nunits] = i;
 		s->slot[i] = (uint32_t)s->nunits++;
 	}
+	free(index.slot);
 	free(up);
 }
 
@@ -215,19 +256,21 @@ static void put_verdict(const struct scaling *s, size_t e, size_t u, const struc
 {
 	double idle = l->idle > 0 ? l->idle : 0, ovh = l->ovh > 0 ? l->ovh : 0;
 	double infl = l->infl > 0 ? l->infl : 0, sum = idle + ovh + infl;
-	if (sum <= 0) {
+	if (sum <= 0 || l->total <= 0) {
 		printf("no term grows");
 		return;
 	}
 	double part;
 	if (idle >= sum / 3 && ovh >= sum / 3) {
 		printf("inefficient parallelization: idleness %.0f%% and overhead %.0f%% of its "
-		       "loss; no grain size fixes both", 100 * idle / sum, 100 * ovh / sum);
+		       "loss; no grain size fixes both", 100 * idle / l->total, 100 * ovh / l->total);
 	} else if (idle >= ovh && idle >= infl) {
 		int k = biggest_part(s, e, u, is_cause, &part);
 		const char *cause = k >= 0 ? s->metric[k] : MET_IDLENESS;
-		printf("%s %s (%.0f%% of its loss): ", cause, amount(s->r->ch.unit, part > 0 ? part : idle),
-		       100 * idle / sum);
+		if (k < 0)
+			part = idle;
+		printf("%s %s (%.0f%% of its loss): ", cause, amount(s->r->ch.unit, part),
+		       100 * part / l->total);
 		if (strcmp(cause, CAUSE_SERIAL) == 0)
 			printf("serial phase; parallelize it, or overlap it with parallel work");
 		else if (strcmp(cause, CAUSE_LOCK) == 0)
@@ -238,17 +281,43 @@ static void put_verdict(const struct scaling *s, size_t e, size_t u, const struc
 			printf("threads wait; see report --waits");
 	} else if (ovh >= infl) {
 		int k = biggest_part(s, e, u, is_type, &part);
+		if (k < 0)
+			part = ovh;
 		printf("%s %s (%.0f%% of its loss): too fine-grained, or a cost paid per thread; "
-		       "coarser grain, so the runtime's cost is paid less often", k >= 0 ? s->metric[k] : MET_OVERHEAD,
-		       amount(s->r->ch.unit, part > 0 ? part : ovh), 100 * ovh / sum);
+		       "coarser grain, so the runtime's cost is paid less often",
+		       k >= 0 ? s->metric[k] : MET_OVERHEAD, amount(s->r->ch.unit, part),
+		       100 * part / l->total);
 	} else {
 		printf("work inflation %s (%.0f%% of its loss): the same work takes longer with more "
 		       "threads; memory or contention inside the code (shared cache lines, "
-		       "atomics, bandwidth)", amount(s->r->ch.unit, infl), 100 * infl / sum);
+		       "atomics, bandwidth)", amount(s->r->ch.unit, infl), 100 * infl / l->total);
 	}
 }
 
 /* ---- text ----------------------------------------------------------------- */
+
+/* More threads than the CPUs it could run on. */
+static int oversubscribed(const struct dbr_experiment *x)
+{
+	return x->cores > 0 && x->threads > x->cores;
+}
+
+/* What makes a run's figures less than they seem, a line each. */
+static void put_run_notes(const struct scaling *s)
+{
+	for (size_t e = 0; e < s->nx; e++) {
+		const struct dbr_experiment *x = &s->x[e];
+		if (oversubscribed(x))
+			printf("! %s: %ld threads on %ld CPUs: threads without a CPU cannot say they "
+			       "wait, so idleness is under-counted and overhead over-counted; left out "
+			       "of the model\n", x->label, x->threads, x->cores);
+		double meas = whole(s, e, s->k_meas), effort = whole(s, e, s->k_effort);
+		if (effort > 0 && meas / effort > 0.05)
+			printf("  %s: culprit's own work took %.0f%% as much as the program's effort: "
+			       "its wall-clock time is longer than without culprit\n", x->label,
+			       100 * meas / effort);
+	}
+}
 
 static void put_runs(const struct scaling *s)
 {
@@ -260,14 +329,16 @@ static void put_runs(const struct scaling *s)
 		double speedup = x->wall > 0 ? s->x[0].wall / x->wall : 0;
 		double effic = x->threads > 0 ? speedup * (double)s->x[0].threads / (double)x->threads : 0;
 		struct loss l = loss_of(s, e, whole_get, 0);
-		printf("%-10.10s %7ld %9.3f %8.2f %6.1f%% %10s", x->label, x->threads, x->wall, speedup,
-		       100 * effic, amount(u, whole(s, e, s->k_effort)));
+		printf("%-10.10s %6ld%c %9.3f %8.2f %6.1f%% %10s", x->label, x->threads,
+		       oversubscribed(x) ? '!' : ' ', x->wall, speedup, 100 * effic,
+		       amount(u, whole(s, e, s->k_effort)));
 		if (e == 0)
 			printf(" %10s %10s %10s %10s\n", "(base)", "", "", "");
 		else
 			printf(" %10s %10s %10s %10s\n", amount(u, l.total), amount(u, l.idle),
 			       amount(u, l.ovh), amount(u, l.infl));
 	}
+	put_run_notes(s);
 }
 
 static void put_terms(const struct scaling *s, size_t e)
@@ -279,13 +350,20 @@ static void put_terms(const struct scaling *s, size_t e)
 		if (!is_cause(s->metric[k]) && !is_type(s->metric[k]))
 			continue;
 		double d = whole(s, e, (int)k) - whole(s, 0, (int)k);
-		if (fabs(d) < 1e-9)
-			continue;
+		if (fabs(d) < 5e-4 && fabs(d) < 0.001 * fabs(l.total))
+			continue;	/* nothing at the precision shown */
 		printf("  %-28s %10s %6.1f%%\n", s->metric[k], amount(s->r->ch.unit, d),
 		       l.total != 0 ? 100 * d / l.total : 0);
 	}
 	printf("  %-28s %10s %6.1f%%\n", "work inflation", amount(s->r->ch.unit, l.infl),
 	       l.total != 0 ? 100 * l.infl / l.total : 0);
+}
+
+/* PART as a percentage of WHOLE, with no "-0" for a rounding's sign. */
+static double share(double part, double whole)
+{
+	double p = whole > 0 ? 100 * part / whole : 0;
+	return p > -0.05 && p < 0.05 ? 0 : p;
 }
 
 struct ranked {
@@ -320,23 +398,22 @@ static void put_contexts(const struct scaling *s, const struct ranked *rk, size_
 {
 	size_t last = s->nx - 1, first = s->nx - 1 > TEXT_LOSS_COLUMNS ? s->nx - TEXT_LOSS_COLUMNS : 1;
 	double total = loss_of(s, last, whole_get, 0).total;
-	printf("\ncontexts by loss at %s (%s), each with the runtime code it calls:\n",
-	       s->x[last].label, s->r->ch.unit);
+	printf("\nframes of the program by loss at %s (%s; the runtime and system code each "
+	       "calls counts in its row):\n", s->x[last].label, s->r->ch.unit);
 	for (size_t e = first; e < s->nx; e++)
 		printf("%9.9s ", s->x[e].label);
 	printf("%6s %7s %7s %7s %6s  %s\n", "share", "idle%", "ovh%", "infl%", "effic", "context");
 	size_t shown = 0;
 	for (size_t i = 0; i < n && shown < TEXT_ROWS; i++) {
 		size_t u = rk[i].u;
-		if (total > 0 && rk[i].loss < total / 100 && shown >= 3)
+		if (rk[i].loss <= 0 || (total > 0 && rk[i].loss < total / 100 && shown >= 3))
 			break;
 		struct loss l = loss_of(s, last, own, u);
 		for (size_t e = first; e < s->nx; e++)
 			printf("%9s ", amount(s->r->ch.unit, loss_of(s, e, own, u).total));
 		double base = own(s, 0, s->k_effort, u), now = own(s, last, s->k_effort, u);
-		printf("%5.1f%% %6.0f%% %6.0f%% %6.0f%% ", total > 0 ? 100 * l.total / total : 0,
-		       l.total ? 100 * l.idle / l.total : 0, l.total ? 100 * l.ovh / l.total : 0,
-		       l.total ? 100 * l.infl / l.total : 0);
+		printf("%5.1f%% %6.0f%% %6.0f%% %6.0f%% ", share(l.total, total), share(l.idle, l.total),
+		       share(l.ovh, l.total), share(l.infl, l.total));
 		if (now > 0 && base > 0)
 			printf("%5.0f%%  ", 100 * base / now);
 		else
@@ -378,14 +455,27 @@ static void put_prediction(const struct scaling *s)
 	double p[64], t[64];
 	size_t n = 0;
 	for (size_t e = 0; e < s->nx && n < 64; e++) {
-		/* One point per thread count: the first run of each. */
-		if (e > 0 && s->x[e].threads == s->x[e - 1].threads)
+		/* One point per thread count: the first run of each; none
+		 * from a run with more threads than CPUs. */
+		if ((e > 0 && s->x[e].threads == s->x[e - 1].threads) || oversubscribed(&s->x[e]))
 			continue;
 		p[n] = (double)s->x[e].threads;
 		t[n++] = model_time(s, e);
 	}
 	struct scaling_fit f;
 	int ok = scaling_fit(p, t, n, &f);
+	if (f.nparams && (f.w < 0 || f.s < 0)) {
+		printf("  no prediction: effort grows faster with threads than a serial part "
+		       "explains (the fit's %s part is negative): overhead or inflation, above\n",
+		       f.w < 0 ? "parallel" : "serial");
+		return;
+	}
+	if (f.nparams == 2 && f.npoints == 2) {
+		printf("  through 2 thread counts: s = %.3f s (serial fraction %.1f%%), w = %.3f s\n",
+		       f.s, 100 * f.serial_fraction, f.w);
+		printf("  no prediction: %s\n", f.why);
+		return;
+	}
 	if (f.nparams) {
 		printf("  s = %.3f s (serial fraction %.1f%%), w = %.3f s, c = %.4f s per added "
 		       "thread\n", f.s, 100 * f.serial_fraction, f.w, f.c);

@@ -97,6 +97,16 @@ unsigned culprit_ctx_flags(const struct culprit_ctx *ctx);
  * for telling a task's start from its resumptions.  Any thread.
  * async-signal-safe. */
 int culprit_ctx_claim(struct culprit_ctx *ctx);
+/* The return address of the call that made CTX (its innermost creation
+ * frame), 0 for none: a task's type.  async-signal-safe. */
+uint64_t culprit_ctx_site(const struct culprit_ctx *ctx);
+/* A task of type SITE (culprit_ctx_site of its record) ended on this
+ * thread after running SIZE_NS, the time it was set aside not counted,
+ * and its thread had looked for work for WAIT_NS before it started: the
+ * thread's histograms of task sizes and waits count it (the TASK section
+ * of its file).  Not for signal handlers. */
+void culprit_task_done(uint64_t site, uint64_t size_ns, uint64_t wait_ns);
+
 /* The calling thread's current record (NULL: none), and setting it; the
  * caller keeps the reference counts right.  async-signal-safe. */
 struct culprit_ctx *culprit_ctx_get(void);

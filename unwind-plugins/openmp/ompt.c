@@ -29,6 +29,13 @@
  * Samples of idle workers, spinning or asleep, add nothing: idleness comes
  * from the counts.
  *
+ * Task sizes: each explicit task's running time on CLOCK_MONOTONIC (the
+ * vDSO: two reads a task), its waits for its children (a taskwait, and
+ * the children it runs meanwhile) left out, and the time its thread
+ * looked for work before it, go to culprit_task_done by the task's
+ * creation site when it completes (seed 004's task-size and waiting-time
+ * histograms per task type).
+ *
  * libomp reports a pool worker's end of a region late: the worker waits in
  * the region's closing barrier until the next region starts (only then do
  * its barrier wait and implicit task end).  While the region's master still
@@ -47,6 +54,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <time.h>
 
 #define EXPORT __attribute__((visibility("default")))
 #define MAX_RANGES 16
@@ -72,6 +80,8 @@ struct suspended {
 	uint8_t state, cause;	/* its worker state */
 	struct culprit_ctx *ctx;	/* its record (the implicit case restores it) */
 	const ompt_data_t *task;	/* the task (NULL: a region's encountering task) */
+	uint64_t ran_ns, wait_ns;	/* its running time so far; the wait before it */
+	uint8_t running;	/* not in a taskwait (set aside from one: 0) */
 };
 
 /* The runtime's threads.  TEAM is the region (its record) whose implicit
@@ -98,6 +108,11 @@ struct omp_thread {
 	int depth;		/* entries of stack[] in use (may exceed it) */
 	struct suspended stack[MAX_NESTING];
 	int regions;		/* implicit tasks of parallel regions running */
+	/* The running task's time (CLOCK_MONOTONIC): since when it runs, what
+	 * it ran before it was last set aside, how long the thread looked for
+	 * work before it started; and since when the thread looks for work. */
+	uint64_t task_start_ns, task_ran_ns, task_wait_ns, wait_since_ns;
+	int task_running;	/* 0 while it waits in a taskwait: not its size */
 };
 static __thread struct omp_thread me __attribute__((tls_model("initial-exec")));
 /* Inside omp_test_lock: see the interposers at the end. */
@@ -140,10 +155,19 @@ static int omp_boundary(const struct culprit_frame *f, int n, int partial)
 	return last >= 0 ? last + 1 : n;
 }
 
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 static void set_state(int state, int cause)
 {
 	if (state == CULPRIT_WORKING && me.state == CULPRIT_WORKING)
 		return;	/* the common case: task after task */
+	if (state != CULPRIT_WORKING && me.state == CULPRIT_WORKING)
+		me.wait_since_ns = now_ns();	/* it starts to look for work */
 	me.state = (uint8_t)state;
 	me.cause = (uint8_t)cause;
 	culprit_worker_set((enum culprit_worker_state)state, (enum culprit_idle_cause)cause);
@@ -274,11 +298,23 @@ static void on_parallel_end(ompt_data_t *parallel, ompt_data_t *task, int flags,
 	parallel->ptr = NULL;
 }
 
-static void push(struct culprit_ctx *ctx, const ompt_data_t *task)
+/* Sets the running task aside (its record CTX, the task TASK) under a new
+ * one that starts NOW: its running time so far goes with it. */
+static uint64_t task_ran(uint64_t now)
+{
+	return me.task_ran_ns + (me.task_running && me.task_start_ns ? now - me.task_start_ns : 0);
+}
+
+static void push(struct culprit_ctx *ctx, const ompt_data_t *task, uint64_t now)
 {
 	if (me.depth < MAX_NESTING)
-		me.stack[me.depth] = (struct suspended){ me.state, me.cause, ctx, task };
+		me.stack[me.depth] = (struct suspended){ me.state, me.cause, ctx, task, task_ran(now),
+							 me.task_wait_ns, (uint8_t)me.task_running };
 	me.depth++;
+	me.task_start_ns = now;
+	me.task_ran_ns = 0;
+	me.task_wait_ns = 0;
+	me.task_running = 1;
 }
 
 /* Whether TASK is the one suspended on this thread under the task it runs
@@ -289,12 +325,17 @@ static int suspended_below(const ompt_data_t *task)
 	       me.stack[me.depth - 1].task == task;
 }
 
-/* Pops what was suspended; returns it (zeroed beyond the stack's room). */
-static struct suspended pop(void)
+/* Pops what was suspended, which runs again from NOW; returns it (zeroed
+ * beyond the stack's room). */
+static struct suspended pop(uint64_t now)
 {
-	struct suspended s = { CULPRIT_WORKING, 0, NULL, NULL };
+	struct suspended s = { CULPRIT_WORKING, 0, NULL, NULL, 0, 0, 1 };
 	if (me.depth > 0 && --me.depth < MAX_NESTING)
 		s = me.stack[me.depth];
+	me.task_start_ns = now;
+	me.task_ran_ns = s.ran_ns;
+	me.task_wait_ns = s.wait_ns;
+	me.task_running = s.running;
 	return s;
 }
 
@@ -320,7 +361,7 @@ static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parall
 		struct culprit_ctx *region = parallel ? parallel->ptr : NULL;
 		culprit_ctx_hold(region);
 		task->ptr = region;
-		push(culprit_ctx_set(region), NULL);
+		push(culprit_ctx_set(region), NULL, now_ns());
 		me.regions++;
 		if (index != 0 && me.worker && me.slot) {
 			me.team = region;
@@ -335,7 +376,7 @@ static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parall
 	}
 	/* The end: the encountering task (or the pool) takes over again; no
 	 * task_schedule says so. */
-	struct suspended was = pop();
+	struct suspended was = pop(now_ns());
 	me.regions--;
 	culprit_ctx_set(was.ctx);
 	if (me.worker && me.regions == 0)
@@ -379,9 +420,14 @@ static void on_task_schedule(ompt_data_t *prior, ompt_task_status_t status, ompt
 	 * it queues its own continuation and libomp reports a switch back to
 	 * the task it ran on top of, here; wherever it goes on, a switch to
 	 * it says so there. */
+	uint64_t now = now_ns();
 	if (done || suspended_below(next)) {
 		int kept = me.depth > 0 && me.depth <= MAX_NESTING;
-		struct suspended was = pop();
+		/* Its size: what it ran, the times it was set aside left out.
+		 * (An untied task that moved counts its last piece only.) */
+		if (done && prior && prior->ptr && me.task_start_ns)
+			culprit_task_done(culprit_ctx_site(prior->ptr), task_ran(now), me.task_wait_ns);
+		struct suspended was = pop(now);
 		/* The record it ran under as it was set aside (past the
 		 * stack's room: its own). */
 		culprit_ctx_set(kept ? was.ctx : next_ctx);
@@ -396,7 +442,12 @@ static void on_task_schedule(ompt_data_t *prior, ompt_task_status_t status, ompt
 	 * Every task runs under its own record, an undeferred one too: its
 	 * samples are cut where it was entered, inside its creator's frames,
 	 * and continue with where it was created. */
-	push(culprit_ctx_set(next_ctx), prior);
+	/* How long this thread looked for work before it: a worker that
+	 * waited (in a barrier, a taskwait, the pool); none for one that
+	 * worked until now (a creator running its task at once). */
+	uint64_t waited = me.state != CULPRIT_WORKING && me.wait_since_ns ? now - me.wait_since_ns : 0;
+	push(culprit_ctx_set(next_ctx), prior, now);
+	me.task_wait_ns = waited;
 	if ((culprit_ctx_flags(next_ctx) & CULPRIT_CTX_QUEUED) && culprit_ctx_claim(next_ctx))
 		count_task(1);	/* its start, not a resumption */
 	set_state(CULPRIT_WORKING, 0);
@@ -409,10 +460,16 @@ static void on_sync_region_wait(ompt_sync_region_t kind, ompt_scope_endpoint_t e
 	(void)parallel;
 	(void)task;
 	(void)codeptr;
+	/* A task's size leaves out its waits for its children. */
+	uint64_t now = now_ns();
 	if (endpoint == ompt_scope_end) {
+		me.task_running = 1;
+		me.task_start_ns = now;
 		set_state(CULPRIT_WORKING, 0);
 		return;
 	}
+	me.task_ran_ns = task_ran(now);
+	me.task_running = 0;
 	/* Waiting workers run queued tasks (the runtime's scheduler is
 	 * overhead); without any, they are idle. */
 	int cause = kind == ompt_sync_region_taskwait || kind == ompt_sync_region_taskgroup

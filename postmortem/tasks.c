@@ -1,0 +1,49 @@
+/* tasks.c - task sizes and waiting times in the database.
+ *
+ * The OpenMP plugin counts, per thread, the tasks that ended there by the
+ * call that created them (their type): how many, how long they ran, how
+ * long the thread looked for work before each, and log2 histograms of
+ * both (the collector's tasks.c, the TASK section).  Here the creation
+ * sites get names and lines and go into `tasks`, the histograms into
+ * `task_buckets`; the views `task_types` and `task_histograms` sum them
+ * by experiment. */
+#include "tasks.h"
+#include "database.h"
+#include "experiment.h"
+#include "mfile_read.h"
+#include "waits.h"
+
+void tasks_write(sqlite3 *db, const struct experiment *e)
+{
+	sqlite3_stmt *s = db_prepare(db, "INSERT INTO tasks (id, thread_id, module, procedure, "
+				     "file, line, site, count, size, wait) VALUES (?,?,?,?,?,?,?,?,?,?)");
+	sqlite3_stmt *b = db_prepare(db, "INSERT INTO task_buckets VALUES (?,?,?,?)");
+	int64_t id = 0;
+	for (size_t i = 0; i < e->nthread; i++) {
+		const struct exp_thread *t = e->thread[i];
+		for (uint32_t k = 0; t->t && k < t->t->ntasks; k++) {
+			const struct mfile_task *y = &t->t->tasks[k];
+			sqlite3_bind_int64(s, 1, ++id);
+			sqlite3_bind_int64(s, 2, t->id);
+			waits_bind_site(s, 3, t, y->module, y->site);
+			sqlite3_bind_int64(s, 7, (sqlite3_int64)y->site);
+			sqlite3_bind_int64(s, 8, (sqlite3_int64)y->count);
+			sqlite3_bind_double(s, 9, (double)y->size_ns / 1e9);
+			sqlite3_bind_double(s, 10, (double)y->wait_ns / 1e9);
+			db_step_reset(db, s);
+			for (int kind = 0; kind < 2; kind++)
+				for (int n = 0; n < MFILE_TASK_BUCKETS; n++) {
+					uint32_t c = kind ? y->wait_hist[n] : y->size_hist[n];
+					if (!c)
+						continue;
+					sqlite3_bind_int64(b, 1, id);
+					sqlite3_bind_text(b, 2, kind ? "wait" : "size", -1, SQLITE_STATIC);
+					sqlite3_bind_int64(b, 3, n);
+					sqlite3_bind_int64(b, 4, c);
+					db_step_reset(db, b);
+				}
+		}
+	}
+	sqlite3_finalize(s);
+	sqlite3_finalize(b);
+}
