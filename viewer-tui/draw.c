@@ -308,6 +308,7 @@ static struct {
 	char *path, *diag;
 	char *calls;		/* the diagnosis's runtime calls, or NULL */
 	char *waits;		/* the waits called from there, or NULL */
+	char *tasks;		/* the tasks it creates, or NULL */
 	struct dbr_spread stats;
 	/* source */
 	char **lines;
@@ -324,6 +325,7 @@ void draw_forget(void)
 	free(cache.diag);
 	free(cache.calls);
 	free(cache.waits);
+	free(cache.tasks);
 	dbr_spread_free(&cache.stats);
 	for (size_t i = 0; i < cache.nlines; i++)
 		free(cache.lines[i]);
@@ -389,6 +391,8 @@ static void fill_cache(struct vui *u, const struct vrow *r)
 	/* A procedure's waits, or a line's. */
 	int at_line = r->kind == VK_STATEMENT || r->kind == VK_LINE ? r->line : 0;
 	cache.waits = model_waits(u->m, r->procedure, r->file, at_line);
+	if (r->kind != VK_STATEMENT && r->kind != VK_LINE)
+		cache.tasks = experiments_tasks_line(u, r->procedure, r->file);
 	if (u->pane == PANE_SOURCE) {
 		read_source(r->file);
 		if (r->file)
@@ -476,6 +480,10 @@ static void draw_detail(struct vui *u, const struct vrow *r)
 	if (cache.waits && y < end) {
 		put(y, 1, 6, "waits", A_BOLD);
 		put(y++, 7, COLS - 8, cache.waits, color(u, VC_WARM));
+	}
+	if (cache.tasks && y < end) {
+		put(y, 1, 6, "tasks", A_BOLD);
+		put(y++, 7, COLS - 8, cache.tasks, color(u, VC_DIM));
 	}
 	if (y >= end)
 		return;

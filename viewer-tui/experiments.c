@@ -1,5 +1,6 @@
 /* experiments.c - the experiments of a database of several runs (culprit
- * scale's) as columns of the calling-context view.
+ * scale's) as columns of the calling-context view, and the task types a
+ * procedure creates, for the detail pane.
  *
  * X cycles: each experiment's value of the sort column's metric, then each
  * one's change from the first (the base: the fewest threads), then off.
@@ -30,6 +31,10 @@ struct vexperiments {
 	long ev;
 	int metric;
 	double *incl, *excl;
+	/* The task types, read on first need (tasks_read). */
+	struct dbr_task_type *task;
+	size_t ntasks;
+	int tasks_read;
 };
 
 static struct vexperiments *get(struct vui *u)
@@ -48,6 +53,7 @@ void experiments_free(struct vui *u)
 	if (!u->xp)
 		return;
 	dbr_experiments_free(u->xp->x, u->xp->nx);
+	dbr_task_types_free(u->xp->task, u->xp->ntasks);
 	free(u->xp->incl);
 	free(u->xp->excl);
 	free(u->xp);
@@ -184,4 +190,49 @@ void experiments_draw_row(struct vui *u, const struct vrow *r, int y, int x0, un
 	}
 	line[len] = 0;
 	draw_put(y, at + 1, (int)n, line, attr);
+}
+
+/* "12us" */
+static const char *short_ns(double ns, char *buf, size_t size)
+{
+	if (ns < 1000)
+		snprintf(buf, size, "%.0fns", ns);
+	else if (ns < 1e6)
+		snprintf(buf, size, "%.3gus", ns / 1e3);
+	else if (ns < 1e9)
+		snprintf(buf, size, "%.3gms", ns / 1e6);
+	else
+		snprintf(buf, size, "%.3gs", ns / 1e9);
+	return buf;
+}
+
+char *experiments_tasks_line(struct vui *u, const char *procedure, const char *file)
+{
+	struct vexperiments *x = get(u);
+	if (!x->tasks_read) {
+		x->tasks_read = 1;
+		if (dbr_task_types(u->m->db, &x->task, &x->ntasks) < 0)
+			model_set_error(u->m);
+	}
+	if (!procedure || !x->ntasks)
+		return NULL;
+	char out[512] = "";
+	size_t len = 0;
+	for (size_t i = 0; i < x->ntasks && len + 80 < sizeof out; i++) {
+		const struct dbr_task_type *t = &x->task[i];
+		if (!t->procedure || strcmp(t->procedure, procedure) != 0 ||
+		    (file && t->file && strcmp(file, t->file) != 0) || t->tasks <= 0)
+			continue;
+		const char *label = "";
+		for (size_t e = 0; e < x->nx && x->nx > 1; e++)
+			if (x->x[e].id == t->experiment)
+				label = x->x[e].label;
+		char size[16], wait[16];
+		len += (size_t)snprintf(out + len, sizeof out - len,
+					"%s%s%sline %d: %.0f, mean %s, wait %s", len ? "; " : "", label,
+					*label ? " " : "", t->line, t->tasks,
+					short_ns(1e9 * t->size / t->tasks, size, sizeof size),
+					short_ns(1e9 * t->wait / t->tasks, wait, sizeof wait));
+	}
+	return len ? xstrdup(out) : NULL;
 }

@@ -272,6 +272,10 @@ int experiments_width(struct vui *u);
 void experiments_draw_heads(struct vui *u, int y, int x);
 void experiments_draw_row(struct vui *u, const struct vrow *r, int y, int x, unsigned int attr);
 void experiments_free(struct vui *u);
+/* The tasks PROCEDURE (in FILE, if known) creates, by line and run, on
+ * one line: "line 29: 17710, mean 1.8us, wait 1.9us"; NULL for none
+ * (malloc'd). */
+char *experiments_tasks_line(struct vui *u, const char *procedure, const char *file);
 
 /* Drops what the panes keep about the selection (it changed beyond what
  * the pane can tell: the event, the pane). */

@@ -55,6 +55,10 @@
 #include <stdint.h>
 #include <string.h>
 #include <time.h>
+#if defined(__x86_64__)
+#include <cpuid.h>
+#include <x86intrin.h>
+#endif
 
 #define EXPORT __attribute__((visibility("default")))
 #define MAX_RANGES 16
@@ -113,6 +117,7 @@ struct omp_thread {
 	 * work before it started; and since when the thread looks for work. */
 	uint64_t task_start_ns, task_ran_ns, task_wait_ns, wait_since_ns;
 	int task_running;	/* 0 while it waits in a taskwait: not its size */
+	int wait_stamped;	/* wait_since_ns is set for the next set_state */
 };
 static __thread struct omp_thread me __attribute__((tls_model("initial-exec")));
 /* Inside omp_test_lock: see the interposers at the end. */
@@ -155,19 +160,57 @@ static int omp_boundary(const struct culprit_frame *f, int n, int partial)
 	return last >= 0 ? last + 1 : n;
 }
 
-static uint64_t now_ns(void)
+/* The clock task sizes are read with: four reads a task (its start and
+ * end, a taskwait's start and end), so the time stamp counter where it
+ * runs at a constant rate (x86's invariant TSC: about 7 ns a read), scaled
+ * to nanoseconds by a rate measured against CLOCK_MONOTONIC as the tool
+ * starts; else CLOCK_MONOTONIC (the vDSO: about 20 ns).  Only differences
+ * of its values, on one thread, are used. */
+static int use_tsc;
+static uint64_t tsc_mult;	/* nanoseconds per tick, times 2^32 */
+
+static uint64_t monotonic_ns(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+static uint64_t now_ns(void)
+{
+#if defined(__x86_64__)
+	if (use_tsc)
+		return (uint64_t)(((unsigned __int128)__rdtsc() * tsc_mult) >> 32);
+#endif
+	return monotonic_ns();
+}
+
+/* Measures the TSC's rate over 200 us, if it is invariant. */
+static void clock_calibrate(void)
+{
+#if defined(__x86_64__)
+	unsigned a, b, c, d;
+	if (!__get_cpuid(0x80000007, &a, &b, &c, &d) || !(d & (1u << 8)))
+		return;	/* no invariant TSC: its rate may change */
+	uint64_t m0 = monotonic_ns(), t0 = __rdtsc(), m1, t1;
+	do {
+		m1 = monotonic_ns();
+		t1 = __rdtsc();
+	} while (m1 - m0 < 200000);
+	if (t1 <= t0)
+		return;
+	tsc_mult = (uint64_t)(((unsigned __int128)(m1 - m0) << 32) / (t1 - t0));
+	use_tsc = tsc_mult > 0;
+#endif
+}
+
 static void set_state(int state, int cause)
 {
 	if (state == CULPRIT_WORKING && me.state == CULPRIT_WORKING)
 		return;	/* the common case: task after task */
-	if (state != CULPRIT_WORKING && me.state == CULPRIT_WORKING)
+	if (state != CULPRIT_WORKING && me.state == CULPRIT_WORKING && !me.wait_stamped)
 		me.wait_since_ns = now_ns();	/* it starts to look for work */
+	me.wait_stamped = 0;
 	me.state = (uint8_t)state;
 	me.cause = (uint8_t)cause;
 	culprit_worker_set((enum culprit_worker_state)state, (enum culprit_idle_cause)cause);
@@ -470,6 +513,10 @@ static void on_sync_region_wait(ompt_sync_region_t kind, ompt_scope_endpoint_t e
 	}
 	me.task_ran_ns = task_ran(now);
 	me.task_running = 0;
+	if (me.state == CULPRIT_WORKING) {
+		me.wait_since_ns = now;	/* set_state need not read the clock again */
+		me.wait_stamped = 1;
+	}
 	/* Waiting workers run queued tasks (the runtime's scheduler is
 	 * overhead); without any, they are idle. */
 	int cause = kind == ompt_sync_region_taskwait || kind == ompt_sync_region_taskgroup
@@ -601,6 +648,7 @@ static int tool_initialize(ompt_function_lookup_t lookup, int device, ompt_data_
 	ompt_set_callback_t set = (ompt_set_callback_t)(void (*)(void))lookup("ompt_set_callback");
 	if (!set)
 		return 0;
+	clock_calibrate();
 	/* The lookup function is libomp's: its module is the runtime. */
 	dl_iterate_phdr(find_text, (void *)(uintptr_t)lookup);
 	dl_iterate_phdr(find_system, NULL);
