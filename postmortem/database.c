@@ -244,7 +244,7 @@ const char db_schema_sql[] =
 	"CREATE TABLE tasks (\n"
 	"  id INTEGER PRIMARY KEY, thread_id INTEGER REFERENCES threads(id), module TEXT,\n"
 	"  procedure TEXT, file TEXT, line INTEGER, site INTEGER, count INTEGER, size REAL,\n"
-	"  wait REAL);\n"
+	"  wait REAL, folded TEXT);\n"
 	/* Their log2 histograms: bucket b counts [2^b, 2^(b+1)) ns. */
 	"CREATE TABLE task_buckets (\n"
 	"  task_id INTEGER REFERENCES tasks(id), kind TEXT, bucket INTEGER, count INTEGER);\n"

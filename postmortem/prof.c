@@ -21,6 +21,7 @@
 #include "quality.h"
 #include "symbolize.h"
 #include "tables.h"
+#include "tasks.h"
 #include "trace.h"
 #include "waits.h"
 #include "tools.h"
@@ -361,6 +362,7 @@ static int write_results(sqlite3 *db, const struct prof_options *o, struct prof 
 	if (started && o->jobs == 1)
 		pthread_join(worker, NULL);	/* one job: one thing at a time */
 	tables_write_tree(db, p->tree, sole, derivable);
+	tasks_name_outlined(db);
 	if (started && o->jobs > 1)
 		pthread_join(worker, NULL);
 	else if (!started)

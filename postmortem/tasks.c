@@ -9,9 +9,13 @@
  * by experiment. */
 #include "tasks.h"
 #include "database.h"
+#include "fold.h"
 #include "experiment.h"
 #include "mfile_read.h"
 #include "waits.h"
+
+#include <stdlib.h>
+#include <string.h>
 
 void tasks_write(sqlite3 *db, const struct experiment *e)
 {
@@ -46,4 +50,51 @@ void tasks_write(sqlite3 *db, const struct experiment *e)
 	}
 	sqlite3_finalize(s);
 	sqlite3_finalize(b);
+}
+
+/* The source function around LINE of FILE: of the program's functions in
+ * the tree declared in FILE, the last declared at or before LINE that is
+ * not itself an outlined body (malloc'd); NULL when none. */
+static char *function_around(sqlite3 *db, const char *file, int line)
+{
+	sqlite3_stmt *s = db_prepare(db, "SELECT DISTINCT procedure, line FROM contexts "
+				     "WHERE kind IN ('frame', 'inlined') AND file = ?1 AND line <= ?2 "
+				     "ORDER BY line DESC");
+	sqlite3_bind_text(s, 1, file, -1, SQLITE_STATIC);
+	sqlite3_bind_int(s, 2, line);
+	char *name = NULL;
+	while (!name && sqlite3_step(s) == SQLITE_ROW) {
+		const char *p = (const char *)sqlite3_column_text(s, 0);
+		if (p && !fold_frame(p))
+			name = strdup(p);
+	}
+	sqlite3_finalize(s);
+	return name;
+}
+
+void tasks_name_outlined(sqlite3 *db)
+{
+	/* Each site once: a scan of the tree each. */
+	sqlite3_stmt *s = db_prepare(db, "SELECT DISTINCT procedure, file, line FROM tasks "
+				     "WHERE file IS NOT NULL AND folded IS NULL");
+	sqlite3_stmt *u = db_prepare(db, "UPDATE tasks SET procedure = ?1, folded = ?2 "
+				     "WHERE procedure = ?2 AND file = ?3 AND line = ?4");
+	while (sqlite3_step(s) == SQLITE_ROW) {
+		const char *p = (const char *)sqlite3_column_text(s, 0);
+		const char *file = (const char *)sqlite3_column_text(s, 1);
+		int line = sqlite3_column_int(s, 2);
+		if (!p || !fold_frame(p))
+			continue;
+		char *name = function_around(db, file, line);
+		if (!name)
+			continue;
+		sqlite3_bind_text(u, 1, name, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_text(u, 2, p, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_text(u, 3, file, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_int(u, 4, line);
+		db_step_reset(db, u);
+		free(name);
+	}
+	sqlite3_finalize(s);
+	sqlite3_finalize(u);
 }

@@ -256,8 +256,14 @@ static void put_verdict(const struct scaling *s, size_t e, size_t u, const struc
 {
 	double idle = l->idle > 0 ? l->idle : 0, ovh = l->ovh > 0 ? l->ovh : 0;
 	double infl = l->infl > 0 ? l->infl : 0, sum = idle + ovh + infl;
+	double base = own(s, 0, s->k_effort, u);
 	if (sum <= 0 || l->total <= 0) {
 		printf("no term grows");
+		return;
+	}
+	if (base > 0 && l->total < 0.02 * base) {
+		printf("it scales: its effort grew %.1f%% from %s's", 100 * l->total / base,
+		       s->x[0].label);
 		return;
 	}
 	double part;
@@ -341,29 +347,32 @@ static void put_runs(const struct scaling *s)
 	put_run_notes(s);
 }
 
-static void put_terms(const struct scaling *s, size_t e)
-{
-	struct loss l = loss_of(s, e, whole_get, 0);
-	printf("\nloss at %s, %s %s, by term:\n", s->x[e].label, amount(s->r->ch.unit, l.total),
-	       s->r->ch.unit);
-	for (size_t k = 0; k < s->nm; k++) {
-		if (!is_cause(s->metric[k]) && !is_type(s->metric[k]))
-			continue;
-		double d = whole(s, e, (int)k) - whole(s, 0, (int)k);
-		if (fabs(d) < 5e-4 && fabs(d) < 0.001 * fabs(l.total))
-			continue;	/* nothing at the precision shown */
-		printf("  %-28s %10s %6.1f%%\n", s->metric[k], amount(s->r->ch.unit, d),
-		       l.total != 0 ? 100 * d / l.total : 0);
-	}
-	printf("  %-28s %10s %6.1f%%\n", "work inflation", amount(s->r->ch.unit, l.infl),
-	       l.total != 0 ? 100 * l.infl / l.total : 0);
-}
-
 /* PART as a percentage of WHOLE, with no "-0" for a rounding's sign. */
 static double share(double part, double whole)
 {
 	double p = whole > 0 ? 100 * part / whole : 0;
 	return p > -0.05 && p < 0.05 ? 0 : p;
+}
+
+/* The terms of the loss at E, each also as a share of the base's effort
+ * (a loss near zero would make shares of the loss meaningless). */
+static void put_terms(const struct scaling *s, size_t e)
+{
+	struct loss l = loss_of(s, e, whole_get, 0);
+	double base = whole(s, 0, s->k_effort);
+	printf("\nloss at %s, %s %s (%.1f%% of %s's effort), by term:\n", s->x[e].label,
+	       amount(s->r->ch.unit, l.total), s->r->ch.unit, share(l.total, base), s->x[0].label);
+	for (size_t k = 0; k < s->nm; k++) {
+		if (!is_cause(s->metric[k]) && !is_type(s->metric[k]))
+			continue;
+		double d = whole(s, e, (int)k) - whole(s, 0, (int)k);
+		if (fabs(d) < 5e-4 && fabs(d) < 0.001 * base)
+			continue;	/* nothing at the precision shown */
+		printf("  %-28s %10s %6.1f%%\n", s->metric[k], amount(s->r->ch.unit, d),
+		       share(d, base));
+	}
+	printf("  %-28s %10s %6.1f%%\n", "work inflation", amount(s->r->ch.unit, l.infl),
+	       share(l.infl, base));
 }
 
 struct ranked {
@@ -399,10 +408,12 @@ static void put_contexts(const struct scaling *s, const struct ranked *rk, size_
 	size_t last = s->nx - 1, first = s->nx - 1 > TEXT_LOSS_COLUMNS ? s->nx - TEXT_LOSS_COLUMNS : 1;
 	double total = loss_of(s, last, whole_get, 0).total;
 	printf("\nframes of the program by loss at %s (%s; the runtime and system code each "
-	       "calls counts in its row):\n", s->x[last].label, s->r->ch.unit);
+	       "calls counts in its row;\nshare: of the run's loss; +idle +ovhd +infl: growth "
+	       "as a share of the frame's effort at %s):\n", s->x[last].label, s->r->ch.unit,
+	       s->x[0].label);
 	for (size_t e = first; e < s->nx; e++)
 		printf("%9.9s ", s->x[e].label);
-	printf("%6s %7s %7s %7s %6s  %s\n", "share", "idle%", "ovh%", "infl%", "effic", "context");
+	printf("%6s %7s %7s %7s %6s  %s\n", "share", "+idle", "+ovhd", "+infl", "effic", "context");
 	size_t shown = 0;
 	for (size_t i = 0; i < n && shown < TEXT_ROWS; i++) {
 		size_t u = rk[i].u;
@@ -412,8 +423,10 @@ static void put_contexts(const struct scaling *s, const struct ranked *rk, size_
 		for (size_t e = first; e < s->nx; e++)
 			printf("%9s ", amount(s->r->ch.unit, loss_of(s, e, own, u).total));
 		double base = own(s, 0, s->k_effort, u), now = own(s, last, s->k_effort, u);
-		printf("%5.1f%% %6.0f%% %6.0f%% %6.0f%% ", share(l.total, total), share(l.idle, l.total),
-		       share(l.ovh, l.total), share(l.infl, l.total));
+		/* The terms as growth of its own base effort: with a loss
+		 * near zero, shares of it would not mean much. */
+		printf("%5.1f%% %6.1f%% %6.1f%% %6.1f%% ", share(l.total, total), share(l.idle, base),
+		       share(l.ovh, base), share(l.infl, base));
 		if (now > 0 && base > 0)
 			printf("%5.0f%%  ", 100 * base / now);
 		else
