@@ -171,8 +171,7 @@ void experiment_runs(struct experiment *e)
 		} else {
 			r = xcalloc(1, sizeof *r);
 			r->name = name;
-			char *abs = realpath(p->dir, NULL);
-			r->dir = abs ? abs : xstrdup(p->dir);
+			r->dir = xstrdup(p->dir);
 			r->cpu = -1;
 			r->status = -1;
 			e->run = xrealloc(e->run, (e->nrun + 1) * sizeof *e->run);

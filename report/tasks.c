@@ -15,41 +15,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* "512ns", "1.0us", "2.1ms", "1.1s": a bucket's lower bound, short. */
-static const char *short_time(double ns, char *buf, size_t size)
-{
-	if (ns < 1000)
-		snprintf(buf, size, "%.0fns", ns);
-	else if (ns < 1e6)
-		snprintf(buf, size, "%.3gus", ns / 1e3);
-	else if (ns < 1e9)
-		snprintf(buf, size, "%.3gms", ns / 1e6);
-	else
-		snprintf(buf, size, "%.3gs", ns / 1e9);
-	return buf;
-}
-
 /* HIST's buckets LO to HI, a character each, scaled to its largest. */
 static void put_histogram(const double *hist, int lo, int hi)
 {
-	static const char *const utf8[] = { "\u2581", "\u2582", "\u2583", "\u2584",
-					    "\u2585", "\u2586", "\u2587", "\u2588" };
-	static const char ascii[] = "_.-=+*#@";
 	double top = 0;
 	for (int b = lo; b <= hi; b++)
 		if (hist[b] > top)
 			top = hist[b];
-	for (int b = lo; b <= hi; b++) {
-		if (hist[b] <= 0 || top <= 0) {
-			putchar(' ');
-			continue;
-		}
-		int level = (int)(hist[b] / top * 7.999);
-		if (MB_CUR_MAX > 1)
-			fputs(utf8[level], stdout);
-		else
-			putchar(ascii[level]);
-	}
+	for (int b = lo; b <= hi; b++)
+		fputs(level_char(hist[b], top), stdout);
 }
 
 /* The buckets that have tasks, over the types of experiment X. */
@@ -94,8 +68,8 @@ static void put_text(const struct report *r, const struct dbr_experiment *x, siz
 		printf("\n%s (%ld thread%s)\n", x[e].label, x[e].threads, x[e].threads == 1 ? "" : "s");
 		printf("%10s %10s %10s %10s  %-*s  %s\n", "tasks", "mean size", "all sizes",
 		       "mean wait", hi - lo + 1 > 8 ? hi - lo + 1 : 8, "log2", "type");
-		printf("%43s  %s .. %s\n", "", short_time((double)(1ull << lo), a, sizeof a),
-		       short_time((double)(1ull << (hi + 1)), b, sizeof b));
+		printf("%43s  %s .. %s\n", "", short_duration((double)(1ull << lo), a, sizeof a),
+		       short_duration((double)(1ull << (hi + 1)), b, sizeof b));
 		for (size_t i = 0; i < n; i++) {
 			const struct dbr_task_type *y = &t[i];
 			if (y->experiment != x[e].id || y->tasks <= 0)
@@ -103,8 +77,8 @@ static void put_text(const struct report *r, const struct dbr_experiment *x, siz
 			for (int k = 0; k < 2; k++) {
 				if (k == 0)
 					printf("%10.0f %10s %10.3f %10s  ", y->tasks,
-					       short_time(1e9 * y->size / y->tasks, a, sizeof a), y->size,
-					       short_time(1e9 * y->wait / y->tasks, b, sizeof b));
+					       short_duration(1e9 * y->size / y->tasks, a, sizeof a), y->size,
+					       short_duration(1e9 * y->wait / y->tasks, b, sizeof b));
 				else
 					printf("%43s  ", "");
 				put_histogram(y->hist[k], lo, hi);

@@ -57,6 +57,15 @@ void fput_safe(FILE *f, const char *s, size_t width);
 /* The same replacement, in place. */
 void make_safe(char *s);
 
+/* ---- numbers as short text (units.c) --------------------------------------- */
+
+/* NS nanoseconds, short: "512ns", "1.2us", "31ms", "1.1s"; returns BUF. */
+const char *short_duration(double ns, char *buf, size_t size);
+/* The character that draws V among values up to TOP, one of eight levels:
+ * block elements in a UTF-8 locale, else ASCII ("_.-=+*#@"); a space for
+ * nothing (V <= 0). */
+const char *level_char(double v, double top);
+
 /* ---- interned strings (strtab.c) ------------------------------------------- */
 
 /* A set of strings, each stored once and named by a small integer.  Id 0

@@ -164,9 +164,6 @@ void experiments_draw_row(struct vui *u, const struct vrow *r, int y, int x0, un
 		draw_put(y, at, XCOL_WIDTH - 1, buf, attr);
 	}
 	/* The sparkline: value / threads, scaled to the row's largest. */
-	static const char *const utf8[] = { "\u2581", "\u2582", "\u2583", "\u2584",
-					    "\u2585", "\u2586", "\u2587", "\u2588" };
-	static const char ascii[] = "_.-=+*#@";
 	double per[64], top = 0;
 	size_t n = x->nx < 64 ? x->nx : 64;
 	for (size_t e = 0; e < n; e++) {
@@ -179,31 +176,10 @@ void experiments_draw_row(struct vui *u, const struct vrow *r, int y, int x0, un
 		return;
 	char line[64 * 4 + 1];
 	size_t len = 0;
-	for (size_t e = 0; e < n; e++) {
-		int level = per[e] <= 0 ? -1 : (int)(per[e] / top * 7.999);
-		if (level < 0)
-			line[len++] = ' ';
-		else if (MB_CUR_MAX > 1)
-			len += (size_t)snprintf(line + len, sizeof line - len, "%s", utf8[level]);
-		else
-			line[len++] = ascii[level];
-	}
+	for (size_t e = 0; e < n; e++)
+		len += (size_t)snprintf(line + len, sizeof line - len, "%s", level_char(per[e], top));
 	line[len] = 0;
 	draw_put(y, at + 1, (int)n, line, attr);
-}
-
-/* "12us" */
-static const char *short_ns(double ns, char *buf, size_t size)
-{
-	if (ns < 1000)
-		snprintf(buf, size, "%.0fns", ns);
-	else if (ns < 1e6)
-		snprintf(buf, size, "%.3gus", ns / 1e3);
-	else if (ns < 1e9)
-		snprintf(buf, size, "%.3gms", ns / 1e6);
-	else
-		snprintf(buf, size, "%.3gs", ns / 1e9);
-	return buf;
 }
 
 char *experiments_tasks_line(struct vui *u, const char *procedure, const char *file)
@@ -231,8 +207,8 @@ char *experiments_tasks_line(struct vui *u, const char *procedure, const char *f
 		len += (size_t)snprintf(out + len, sizeof out - len,
 					"%s%s%sline %d: %.0f, mean %s, wait %s", len ? "; " : "", label,
 					*label ? " " : "", t->line, t->tasks,
-					short_ns(1e9 * t->size / t->tasks, size, sizeof size),
-					short_ns(1e9 * t->wait / t->tasks, wait, sizeof wait));
+					short_duration(1e9 * t->size / t->tasks, size, sizeof size),
+					short_duration(1e9 * t->wait / t->tasks, wait, sizeof wait));
 	}
 	return len ? xstrdup(out) : NULL;
 }
