@@ -150,6 +150,13 @@ static int parse_scale_options(int argc, char **argv, struct scale_options *o)
 	return EXIT_OK;
 }
 
+static void scale_options_free(struct scale_options *o)
+{
+	for (int i = 0; i < o->nrun_args; i++)
+		free(o->run_args[i]);
+	o->nrun_args = 0;
+}
+
 /* Runs `culprit run` for COUNT threads into DIR.  Returns its exit status
  * (the program's), or -1 when it could not be started. */
 static int run_one(const struct scale_options *o, long count, const char *dir)
@@ -218,15 +225,16 @@ int cmd_scale(int argc, char **argv)
 {
 	struct scale_options o;
 	int status = parse_scale_options(argc, argv, &o);
+	if (status == EXIT_OK && !o.help && o.ncounts == 0)
+		status = msg_usage("scale", "no thread counts given: -t 1,2,4,8");
+	else if (status == EXIT_OK && !o.help && !o.program_argv)
+		status = msg_usage("scale", "no program given (see culprit scale --help)");
 	if (status != EXIT_OK || o.help) {
-		if (o.help)
+		if (o.help && status == EXIT_OK)
 			fputs(scale_usage, stdout);
+		scale_options_free(&o);
 		return status;
 	}
-	if (o.ncounts == 0)
-		return msg_usage("scale", "no thread counts given: -t 1,2,4,8");
-	if (!o.program_argv)
-		return msg_usage("scale", "no program given (see culprit scale --help)");
 	char defdir[PATH_MAX];
 	if (!o.outdir) {
 		char name[64];
@@ -234,12 +242,16 @@ int cmd_scale(int argc, char **argv)
 		snprintf(defdir, sizeof defdir, "culprit-scale-%s-%d", name, (int)getpid());
 		o.outdir = defdir;
 	}
-	if (mkdir(o.outdir, 0700) != 0)
-		return errno == EEXIST
-		       ? msg_error("output directory '%s' already exists; remove it or choose "
-				   "another with -o", o.outdir)
-		       : msg_error("cannot create output directory '%s': %s", o.outdir,
-				   strerror(errno));
+	if (mkdir(o.outdir, 0700) != 0) {
+		if (errno == EEXIST)
+			msg_error("output directory '%s' already exists; remove it or choose "
+				  "another with -o", o.outdir);
+		else
+			msg_error("cannot create output directory '%s': %s", o.outdir,
+				  strerror(errno));
+		scale_options_free(&o);
+		return EXIT_FAIL;
+	}
 	int result = EXIT_OK, made = 0;
 	for (int i = 0; i < o.ncounts; i++) {
 		char *dir = xasprintf("%s/t%ld", o.outdir, o.counts[i]);
@@ -254,6 +266,7 @@ int cmd_scale(int argc, char **argv)
 			 * could not start: the other counts would fail alike. */
 			if (made == 0)
 				rmdir(o.outdir);
+			scale_options_free(&o);
 			return rc > 0 ? rc : EXIT_FAIL;
 		}
 		made++;
@@ -265,5 +278,6 @@ int cmd_scale(int argc, char **argv)
 	}
 	if (!o.quiet)
 		msg_note("%d runs in %s; next: culprit prof %s", made, o.outdir, o.outdir);
+	scale_options_free(&o);
 	return result;
 }

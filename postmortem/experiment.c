@@ -151,7 +151,8 @@ static size_t run_subdirectories(const char *dir, char ***out)
 		}
 	}
 	closedir(d);
-	qsort(*out, n, sizeof **out, by_name);
+	if (n > 1)
+		qsort(*out, n, sizeof **out, by_name);
 	return n;
 }
 

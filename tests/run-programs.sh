@@ -95,7 +95,18 @@ if __name__ == \"__main__\":
 fi
 want make-j2 make cc && program make-j2 'cc1|libLLVM|clang' 1 \
 	'make -s -B -C proj -j2 > /dev/null && ls proj/*.o | wc -l'
-want gcc gcc && program gcc 'cc1|libbfd|ld\\.bfd' 1 'gcc -O2 -o /dev/null big.c && echo built'
+# gcc on a file of 200 functions, about 0.6 s of compiling: big.c alone
+# gives some 30 samples, and the one or two of them taken in the driver
+# as it vforks (partial: the child borrows the parent's stack) were 3 to
+# 8% of them.
+{
+	echo '#define F(n) int f##n(int x) { int s = 0; for (int i = 0; i < x; i++) s += i * n % 7 + (s >> 3) * (i ^ n); return s; }'
+	i=1
+	while [ $i -le 200 ]; do printf 'F(%d) ' $i; i=$((i + 1)); done
+	echo
+	echo 'int main(void) { return f1(3) + f200(4); }'
+} > many.c
+want gcc gcc && program gcc 'cc1|libbfd|ld\\.bfd' 1 'gcc -O2 -o /dev/null many.c && echo built'
 if want convert convert; then
 	convert -size 600x600 plasma:fractal -seed 7 img.png 2> /dev/null
 	program convert 'Resize|Filter|MagickCore|Magick|libgomp|omp' 0 \
