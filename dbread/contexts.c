@@ -211,3 +211,40 @@ size_t dbr_ancestors(struct dbr *r, int64_t id, int64_t *ids, size_t max)
 	sqlite3_finalize(s);
 	return n;
 }
+
+int dbr_modules(struct dbr *r, struct dbr_module **out, size_t *count)
+{
+	*out = NULL;
+	*count = 0;
+	sqlite3_stmt *s = dbr_prepare(r, "SELECT path, build_id FROM " TBL_MODULES " ORDER BY id");
+	if (!s)
+		return -1;
+	size_t n = 0, cap = 0;
+	struct dbr_module *m = NULL;
+	int step;
+	while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+		char *path = dbr_text(s, 0);
+		if (!path)
+			continue;
+		grow_array(&m, &cap, n + 1, sizeof *m);
+		m[n].path = path;
+		m[n++].build_id = dbr_text(s, 1);
+	}
+	sqlite3_finalize(s);
+	if (step != SQLITE_DONE) {
+		dbr_modules_free(m, n);
+		return dbr_fail_sql(r);
+	}
+	*out = m;
+	*count = n;
+	return 0;
+}
+
+void dbr_modules_free(struct dbr_module *m, size_t count)
+{
+	for (size_t i = 0; i < count; i++) {
+		free(m[i].path);
+		free(m[i].build_id);
+	}
+	free(m);
+}

@@ -301,6 +301,18 @@ int dbr_experiment_values(struct dbr *r, int64_t x, size_t nexperiments, const c
  * caller frees it. */
 uint8_t *dbr_runtime_code(struct dbr *r);
 
+/* ---- modules and events (contexts.c, metric.c) --------------------------------- */
+
+struct dbr_module {
+	char *path, *build_id;	/* build_id: hexadecimal, or NULL */
+};
+/* The modules table. */
+int dbr_modules(struct dbr *r, struct dbr_module **out, size_t *count);
+void dbr_modules_free(struct dbr_module *m, size_t count);
+/* EVENT's nominal sampling period in its unit (1 / frequency when sampled
+ * at a frequency); 0 when unknown. */
+double dbr_event_period(struct dbr *r, const char *event);
+
 /* ---- tasks.c: task sizes and waits by type (schema 10 on) -------------------- */
 
 #define DBR_TASK_BUCKETS 32

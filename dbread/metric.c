@@ -155,3 +155,21 @@ sqlite3_stmt *dbr_prepare_metrics(struct dbr *r, const char *sql_format,
 		sqlite3_bind_text(s, 1, event, -1, SQLITE_STATIC);
 	return s;
 }
+
+double dbr_event_period(struct dbr *r, const char *event)
+{
+	sqlite3_stmt *s = dbr_prepare(r, "SELECT period, frequency FROM " TBL_EVENTS
+				      " WHERE event = ?1");
+	double period = 0;
+	if (!s)
+		return 0;
+	sqlite3_bind_text(s, 1, event, -1, SQLITE_STATIC);
+	if (sqlite3_step(s) == SQLITE_ROW) {
+		period = sqlite3_column_double(s, 0);
+		double freq = sqlite3_column_double(s, 1);
+		if (!(period > 0) && freq > 0)
+			period = 1 / freq;
+	}
+	sqlite3_finalize(s);
+	return period;
+}

@@ -11,35 +11,63 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static const char export_usage[] =
-	"usage: culprit export --format=perfetto [--event=E] -o FILE DB\n"
+	"usage: culprit export --format=F [--event=E] [--metric=M] [-o FILE] [--force] DB\n"
 	"\n"
 	"Writes the profile in database DB (made by `culprit prof`) in a format\n"
 	"other tools open.\n"
 	"\n"
-	"  --format=F         perfetto: the trace (the samples over time) as Chrome\n"
-	"                     trace-event JSON, for ui.perfetto.dev and chrome://tracing:\n"
-	"                     per thread, slices of consecutive samples in one context,\n"
-	"                     thread names, and the working threads as a counter\n"
+	"  --format=F         folded: a line per leaf path, \"frame;frame value\", one\n"
+	"                     metric, in integer microseconds (time) or samples:\n"
+	"                     flamegraph.pl, inferno-flamegraph, speedscope\n"
+	"                     speedscope: speedscope's JSON, a profile per metric\n"
+	"                     pprof: pprof's profile.proto, gzipped, a sample type per\n"
+	"                     metric: go tool pprof -http=: FILE\n"
+	"                     perfetto: the trace (the samples over time) as Chrome\n"
+	"                     trace-event JSON, for ui.perfetto.dev and chrome://tracing\n"
 	"  --event=E          the event exported (default: the first, e.g. cputime)\n"
-	"  -o, --output=FILE  where to write (- for standard output); an existing\n"
-	"                     FILE is replaced\n"
+	"  --metric=M         folded: the metric (default work); speedscope: only it\n"
+	"  -o, --output=FILE  where to write (default, and -: standard output)\n"
+	"      --force        replace FILE if it exists\n"
 	"  -h, --help         show this help\n";
 
 struct options {
-	const char *format, *event, *output, *path;
+	const char *format, *event, *metric, *output, *path;
+	int force;
 };
 
+static const struct format {
+	const char *name;
+	int (*write)(const struct export *);
+	int binary;
+} formats[] = {
+	{ "folded", export_folded, 0 },
+	{ "speedscope", export_speedscope, 0 },
+	{ "pprof", export_pprof, 1 },
+	{ "perfetto", export_perfetto, 0 },
+};
+
+static const struct format *find_format(const char *name)
+{
+	for (size_t i = 0; i < sizeof formats / sizeof *formats; i++)
+		if (strcmp(formats[i].name, name) == 0)
+			return &formats[i];
+	return NULL;
+}
+
 /* Reads the command line into O; EXIT_OK to go on, -1 after --help, or
- * EXIT_USAGE after a message. */
+ * EXIT_USAGE (EXIT_FAIL for an unknown format) after a message. */
 static int parse_options(int argc, char **argv, struct options *o)
 {
 	static const struct option opts[] = {
 		{ "format", required_argument, NULL, 'f' },
 		{ "event", required_argument, NULL, 'e' },
+		{ "metric", required_argument, NULL, 'm' },
 		{ "output", required_argument, NULL, 'o' },
+		{ "force", no_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -51,7 +79,9 @@ static int parse_options(int argc, char **argv, struct options *o)
 		switch (c) {
 		case 'f': o->format = optarg; break;
 		case 'e': o->event = optarg; break;
+		case 'm': o->metric = optarg; break;
 		case 'o': o->output = optarg; break;
+		case 'F': o->force = 1; break;
 		case 'h': fputs(export_usage, stdout); return -1;
 		default: fputs(export_usage, stderr); return EXIT_USAGE;
 		}
@@ -59,22 +89,31 @@ static int parse_options(int argc, char **argv, struct options *o)
 	if (optind != argc - 1)
 		return msg_usage("export", "give one database (see culprit export --help)");
 	if (!o->format)
-		return msg_usage("export", "say which format: --format=perfetto");
-	if (strcmp(o->format, "perfetto") != 0)
-		return msg_usage("export", "unknown format '%s'; use perfetto", o->format);
+		return msg_usage("export", "say which format: --format=folded, speedscope, pprof "
+				 "or perfetto");
+	if (!find_format(o->format))
+		return msg_error("unknown export format '%s'; use folded, speedscope, pprof or "
+				 "perfetto", o->format);
 	if (!o->output || !*o->output)
-		return msg_usage("export", "say where to write: -o FILE (- for standard output)");
+		o->output = "-";
 	o->path = argv[optind];
 	return EXIT_OK;
 }
 
 /* Opens OUTPUT beside its name (OUTPUT.tmp-PID, made new, never through a
- * symlink), to be renamed over it once whole; "-": standard output. */
-static FILE *open_output(const char *output, char **tmp)
+ * symlink), to be renamed over it once whole; "-": standard output.  An
+ * OUTPUT that exists is refused unless FORCE. */
+static FILE *open_output(const char *output, int force, char **tmp)
 {
 	*tmp = NULL;
 	if (strcmp(output, "-") == 0)
 		return stdout;
+	struct stat st;
+	if (!force && lstat(output, &st) == 0) {
+		msg_error("%s already exists; use --force to replace it, or -o another file",
+			  output);
+		return NULL;
+	}
 	*tmp = xasprintf("%s.tmp-%d", output, (int)getpid());
 	int fd = open(*tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
@@ -119,20 +158,30 @@ int cmd_export(int argc, char **argv)
 	x.db = dbr_open(o.path, err, sizeof err);
 	if (!x.db)
 		return msg_error("%s", err);
+	const struct format *fmt = find_format(o.format);
 	struct dbr_choice ch = { 0 };
-	if (dbr_choose(x.db, o.event, MET_WORK, &ch) < 0) {
+	/* folded exports one metric (work unless told); the others all, or
+	 * the one asked for. */
+	const char *metric = o.metric ? o.metric : MET_WORK;
+	if (dbr_choose(x.db, o.event, metric, &ch) < 0) {
 		rc = msg_error("%s", dbr_error(x.db));
 		dbr_choice_free(&ch);
 		dbr_close(x.db);
 		return rc;
 	}
 	x.event = ch.event;
+	x.unit = ch.unit;
+	x.metric = fmt->write == export_folded ? ch.metric : o.metric ? ch.metric : NULL;
 	char *tmp;
-	x.out = open_output(o.output, &tmp);
-	if (!x.out)
-		rc = EXIT_FAIL;
-	else
-		rc = close_output(x.out, o.output, tmp, export_perfetto(&x));
+	if (fmt->binary && strcmp(o.output, "-") == 0 && isatty(STDOUT_FILENO)) {
+		rc = msg_error("the %s format is binary: write it to a file with -o FILE", fmt->name);
+	} else {
+		x.out = open_output(o.output, o.force, &tmp);
+		if (!x.out)
+			rc = EXIT_FAIL;
+		else
+			rc = close_output(x.out, o.output, tmp, fmt->write(&x));
+	}
 	dbr_choice_free(&ch);
 	dbr_close(x.db);
 	return rc;

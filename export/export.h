@@ -4,11 +4,18 @@
  *   export.c     the command: options, the output file
  *   perfetto.c   the trace as Chrome trace-event JSON, which
  *                ui.perfetto.dev and chrome://tracing open
+ *   stacks.c     the profile as a value per leaf path, which the
+ *                stack-sample formats are made of
+ *   folded.c     folded stacks (flamegraph.pl, inferno, speedscope)
+ *   speedscope.c speedscope's JSON, a profile per metric
+ *   pprof.c      pprof's profile.proto, gzipped (when built with
+ *                protobuf-c and zlib)
  *   json.c       JSON strings: escaped, valid UTF-8 whatever the
  *                program named its functions and threads */
 #ifndef CULPRIT_EXPORT_H
 #define CULPRIT_EXPORT_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 #include "dbread.h"
@@ -16,11 +23,46 @@
 struct export {
 	struct dbr *db;
 	const char *event;	/* the event exported */
+	const char *unit;	/* its unit: "seconds" or "count" */
+	const char *metric;	/* --metric, or NULL (folded: work) */
 	FILE *out;
 };
 
-/* The trace as trace events; EXIT_OK, or EXIT_FAIL after a message. */
+/* Each writes the database in its format; EXIT_OK, or EXIT_FAIL after a
+ * message. */
 int export_perfetto(const struct export *x);
+int export_folded(const struct export *x);
+int export_speedscope(const struct export *x);
+int export_pprof(const struct export *x);
+
+/* ---- stacks.c ---- */
+
+struct stacks {
+	struct dbr *db;
+	const struct dbr_tree *tree;
+	const char *event;
+	const char *const *metric;	/* the metrics read, NM of them */
+	size_t nm;
+	double *own;		/* [k * ncontexts + index]: a leaf's own value */
+	double *total_of;	/* by metric: the database's total */
+};
+/* Reads the tree and METRICS (N) of EVENT into S; EXIT_OK, or EXIT_FAIL
+ * after a message. */
+int stacks_open(struct stacks *s, struct dbr *db, const char *event, const char *const *metrics,
+		size_t n);
+void stacks_close(struct stacks *s);
+/* Whether context index I is a leaf with a value: its values (NM) into
+ * VALUES. */
+int stacks_is_leaf(const struct stacks *s, uint32_t i, double *values);
+/* The frames and roots from below the program root down to LEAF, as
+ * context indices outermost first, into IDS (at most MAX); how many. */
+size_t stacks_path(const struct stacks *s, uint32_t leaf, uint32_t *ids, size_t max);
+/* The line FRAME is at on the way down to NEXT: its call site's line, or
+ * its own declaration's when there is none. */
+int stacks_line_of(const struct stacks *s, uint32_t frame, uint32_t next);
+/* What a metric's values are multiplied by for the integer formats, and
+ * the unit that makes ("microseconds", "samples", "count"). */
+double stacks_scale(const char *unit, const char *metric, const char **out_unit);
 
 /* ---- json.c ---- */
 

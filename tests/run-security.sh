@@ -98,9 +98,11 @@ mk notrace "DROP TABLE trace"
 for db in loop self types huge badids nonames notable noview nometrics trace notrace; do
 	crashed= lines=
 	for args in "" "--view=callers --depth=3" "--view=flat" "--summary" "--diagnose" \
-		    "--waits" "--folded" "--format=csv" "--parallelism" "--timeline" export; do
-		if [ "$args" = export ]; then
-			timeout 20 "$CULPRIT" export --format=perfetto -o x.json "$db.db" > r.out 2> r.err
+		    "--waits" "--folded" "--format=csv" "--parallelism" "--timeline" "--scaling" \
+		    "--tasks" export:perfetto export:folded export:speedscope export:pprof; do
+		if [ "${args%%:*}" = export ]; then
+			timeout 20 "$CULPRIT" export --format="${args#*:}" --force -o x.out "$db.db" \
+				> r.out 2> r.err
 		else
 			# shellcheck disable=SC2086
 			timeout 20 "$CULPRIT" report $args "$db.db" > r.out 2> r.err

@@ -147,8 +147,8 @@ check "export: the phases' functions and the barrier waits are slices" \
 check "export: the working threads are a counter, 1 and 2" \
 	sh -c "echo '$verdict' | grep -q 'working \\[1, 2\\]'"
 expect 2 "say which format" "export without --format" "$CULPRIT" export -o x.json ph.db
-expect 2 "unknown format 'pprof'" "export --format=pprof" \
-	"$CULPRIT" export --format=pprof -o x.json ph.db
+expect 1 "unknown export format 'svg'" "export --format=svg" \
+	"$CULPRIT" export --format=svg -o x.json ph.db
 check "export: nothing written after a refusal" [ ! -e x.json ]
 
 # ---- turned off -------------------------------------------------------------

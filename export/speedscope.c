@@ -1,0 +1,147 @@
+/* speedscope.c - speedscope's file format (its "sampled" profiles, frames
+ * shared): one profile per metric of the event, each leaf path a sample
+ * weighted by its value, frames with their file and line.
+ * https://www.speedscope.app/file-format-schema.json describes it. */
+#include "config.h"
+#include "export.h"
+#include "tools.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* The frames: one per procedure (with file and line), inlined or not. */
+struct frames {
+	uint32_t *of;		/* by context: its frame index + 1; 0: not a frame */
+	uint32_t n;
+	struct { const struct dbr_ctx *c; uint32_t index; } *slot;	/* hash */
+	size_t cap;
+};
+
+static size_t frame_hash(const struct dbr_ctx *c, size_t cap)
+{
+	uint64_t h = (uint64_t)(uintptr_t)c->procedure * 0x9e3779b97f4a7c15ull;
+	h ^= (uint64_t)(uintptr_t)c->file + (uint64_t)c->line * 31 + (c->kind == KIND_INLINED[0]);
+	h *= 0xbf58476d1ce4e5b9ull;
+	return (size_t)(h ^ h >> 29) & (cap - 1);
+}
+
+static int same_frame(const struct dbr_ctx *a, const struct dbr_ctx *b)
+{
+	/* Names are interned by the tree: equal names, equal pointers. */
+	return a->procedure == b->procedure && a->file == b->file && a->line == b->line &&
+	       (a->kind == KIND_INLINED[0]) == (b->kind == KIND_INLINED[0]);
+}
+
+/* Numbers every frame of the tree and writes the shared frame list. */
+static void write_frames(FILE *f, const struct dbr_tree *t, struct frames *fr)
+{
+	fr->of = xcalloc(t->n + 1, sizeof *fr->of);
+	fr->cap = 64;
+	while (fr->cap < 2 * t->n + 2)
+		fr->cap *= 2;
+	fr->slot = xcalloc(fr->cap, sizeof *fr->slot);
+	fputs("\"shared\":{\"frames\":[", f);
+	for (uint32_t i = 0; i < t->n; i++) {
+		const struct dbr_ctx *c = &t->c[i];
+		if (!dbr_is_frame(c->kind) && c->kind != KIND_ROOT[0])
+			continue;
+		size_t h = frame_hash(c, fr->cap);
+		while (fr->slot[h].c && !same_frame(fr->slot[h].c, c))
+			h = (h + 1) & (fr->cap - 1);
+		if (!fr->slot[h].c) {
+			fr->slot[h].c = c;
+			fr->slot[h].index = fr->n++;
+			fputs(fr->n > 1 ? ",{\"name\":" : "{\"name\":", f);
+			char *name = xasprintf("%s%s", c->procedure ? c->procedure : "?",
+					       c->kind == KIND_INLINED[0] ? " [inlined]" : "");
+			json_string(f, name);
+			free(name);
+			if (c->file) {
+				fputs(",\"file\":", f);
+				json_string(f, c->file);
+				if (c->line > 0)
+					fprintf(f, ",\"line\":%d", c->line);
+			}
+			putc('}', f);
+		}
+		fr->of[i] = fr->slot[h].index + 1;
+	}
+	fputs("]},", f);
+}
+
+static void write_profile(const struct export *x, struct stacks *s, const struct frames *fr,
+			  size_t k, uint32_t *path, double *values)
+{
+	FILE *f = x->out;
+	const char *unit;
+	double scale = stacks_scale(x->unit, s->metric[k], &unit);
+	fputs("{\"type\":\"sampled\",\"name\":", f);
+	char *name = xasprintf("%s %s", x->event, s->metric[k]);
+	json_string(f, name);
+	free(name);
+	fprintf(f, ",\"unit\":\"%s\",\"startValue\":0,\"endValue\":%.17g,\"samples\":[",
+		strcmp(unit, "microseconds") == 0 ? "microseconds" : "none", s->total_of[k] * scale);
+	int first = 1;
+	for (uint32_t i = 0; i < s->tree->n; i++) {
+		if (!stacks_is_leaf(s, i, values) || values[k] == 0)
+			continue;
+		size_t n = stacks_path(s, i, path, s->tree->n);
+		fputs(first ? "[" : ",[", f);
+		first = 0;
+		for (size_t j = 0; j < n; j++)
+			fprintf(f, j ? ",%u" : "%u", fr->of[path[j]] - 1);
+		putc(']', f);
+	}
+	fputs("],\"weights\":[", f);
+	first = 1;
+	for (uint32_t i = 0; i < s->tree->n; i++) {
+		if (!stacks_is_leaf(s, i, values) || values[k] == 0)
+			continue;
+		fprintf(f, first ? "%.17g" : ",%.17g", values[k] * scale);
+		first = 0;
+	}
+	fputs("]}", f);
+}
+
+int export_speedscope(const struct export *x)
+{
+	char **all;
+	size_t nall;
+	if (dbr_event_metrics(x->db, x->event, &all, &nall) < 0)
+		return msg_error("%s", dbr_error(x->db));
+	/* The metrics that are the event's (not culprit's own cost). */
+	const char **m = xcalloc(nall + 1, sizeof *m);
+	size_t nm = 0;
+	for (size_t i = 0; i < nall; i++)
+		if (!x->metric ? strcmp(all[i], MET_MEASUREMENT) != 0 : strcmp(all[i], x->metric) == 0)
+			m[nm++] = all[i];
+	struct stacks s;
+	int rc = stacks_open(&s, x->db, x->event, m, nm);
+	if (rc == EXIT_OK) {
+		FILE *f = x->out;
+		struct frames fr = { 0 };
+		uint32_t *path = xmalloc((s.tree->n + 1) * sizeof *path);
+		double *values = xcalloc(nm + 1, sizeof *values);
+		fputs("{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",", f);
+		write_frames(f, s.tree, &fr);
+		fputs("\"profiles\":[", f);
+		for (size_t k = 0; k < nm; k++) {
+			if (k)
+				putc(',', f);
+			write_profile(x, &s, &fr, k, path, values);
+		}
+		fputs("],\"name\":", f);
+		json_string(f, x->db->path);
+		fputs(",\"activeProfileIndex\":0,\"exporter\":\"culprit " PACKAGE_VERSION "\"}\n", f);
+		free(values);
+		free(path);
+		free(fr.of);
+		free(fr.slot);
+		stacks_close(&s);
+	}
+	for (size_t i = 0; i < nall; i++)
+		free(all[i]);
+	free(all);
+	free(m);
+	return rc;
+}
