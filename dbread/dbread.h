@@ -157,6 +157,14 @@ const struct dbr_tree *dbr_tree(struct dbr *r);
 int dbr_tree_values(struct dbr *r, const char *event, const char *metric, double *incl,
 		    double *excl);
 int dbr_is_frame(char kind);
+/* Calls FN for each context with a value of METRICS (N) for EVENT, in id
+ * order, with its inclusive and exclusive values (N each): the stored
+ * rows as they lie, so that a reader of every context needs memory for
+ * one.  -1 with the error set. */
+typedef void (*dbr_context_values_fn)(void *arg, int64_t id, const double *incl,
+				      const double *excl);
+int dbr_values_by_context(struct dbr *r, const char *event, const char *const *metrics, size_t n,
+			  dbr_context_values_fn fn, void *arg);
 /* The caller of frame or context ID: the frame whose call site it hangs
  * under, or, right under a root, that root (the program, a truncated
  * unwind), which nothing called.  0 for a root or an unknown id.  The

@@ -195,6 +195,67 @@ int dbr_tree_values(struct dbr *r, const char *event, const char *metric, double
 	return step == SQLITE_DONE ? 0 : dbr_fail_sql(r);
 }
 
+int dbr_values_by_context(struct dbr *r, const char *event, const char *const *metrics, size_t n,
+			  dbr_context_values_fn fn, void *arg)
+{
+	double *incl = xcalloc(n + 1, sizeof *incl), *excl = xcalloc(n + 1, sizeof *excl);
+	int rc = 0;
+	if (r->schema < 6) {
+		/* No stored order to stream in: the whole metric, then each
+		 * context (databases of before schema 6 are small). */
+		size_t nc = (size_t)r->ncontexts;
+		double *in = xcalloc(n * nc + 1, sizeof *in), *ex = xcalloc(n * nc + 1, sizeof *ex);
+		for (size_t k = 0; k < n && rc == 0; k++)
+			rc = tree_values_before_6(r, event, metrics[k], in + k * nc, ex + k * nc);
+		for (size_t i = 0; i < nc && rc == 0; i++) {
+			int any = 0;
+			for (size_t k = 0; k < n; k++) {
+				incl[k] = in[k * nc + i];
+				excl[k] = ex[k * nc + i];
+				any |= incl[k] != 0 || excl[k] != 0;
+			}
+			if (any)
+				fn(arg, (int64_t)i + 1, incl, excl);
+		}
+		free(in);
+		free(ex);
+	} else {
+		struct dbr_recipe recipe;
+		if (dbr_recipe_init(r, event, metrics, n, &recipe) < 0) {
+			free(incl);
+			free(excl);
+			return -1;
+		}
+		/* The stored values' key order: context, then metric. */
+		sqlite3_stmt *s = dbr_recipe_prepare(r, "SELECT context_id, metric_id, inclusive, "
+						     "exclusive FROM %s WHERE metric_id IN %s "
+						     "ORDER BY context_id", &recipe);
+		int step = SQLITE_ERROR;
+		int64_t at = 0;
+		while (s && (step = sqlite3_step(s)) == SQLITE_ROW) {
+			int64_t id = sqlite3_column_int64(s, 0);
+			if (id < 1 || id > r->ncontexts)
+				continue;
+			if (id != at && at) {
+				fn(arg, at, incl, excl);
+				memset(incl, 0, n * sizeof *incl);
+				memset(excl, 0, n * sizeof *excl);
+			}
+			at = id;
+			dbr_recipe_add(&recipe, sqlite3_column_int64(s, 1), sqlite3_column_double(s, 2),
+				       sqlite3_column_double(s, 3), incl, excl);
+		}
+		if (at && step == SQLITE_DONE)
+			fn(arg, at, incl, excl);
+		sqlite3_finalize(s);
+		dbr_recipe_free(&recipe);
+		rc = !s ? -1 : step == SQLITE_DONE ? 0 : dbr_fail_sql(r);
+	}
+	free(incl);
+	free(excl);
+	return rc;
+}
+
 int dbr_is_frame(char kind)
 {
 	return kind == KIND_FRAME[0] || kind == KIND_INLINED[0];

@@ -43,17 +43,18 @@ struct stacks {
 	const char *event;
 	const char *const *metric;	/* the metrics read, NM of them */
 	size_t nm;
-	double *own;		/* [k * ncontexts + index]: a leaf's own value */
-	double *total_of;	/* by metric: the database's total */
 };
-/* Reads the tree and METRICS (N) of EVENT into S; EXIT_OK, or EXIT_FAIL
+/* Reads the tree for METRICS (N) of EVENT into S; EXIT_OK, or EXIT_FAIL
  * after a message. */
 int stacks_open(struct stacks *s, struct dbr *db, const char *event, const char *const *metrics,
 		size_t n);
 void stacks_close(struct stacks *s);
-/* Whether context index I is a leaf with a value: its values (NM) into
- * VALUES. */
-int stacks_is_leaf(const struct stacks *s, uint32_t i, double *values);
+/* Calls FN for each leaf with a value (context index LEAF, its NM values),
+ * in context order; a frame may come more than once (its own value, and
+ * each body folded under its call sites).  EXIT_OK, or EXIT_FAIL after a
+ * message. */
+typedef void (*stacks_leaf_fn)(void *arg, uint32_t leaf, const double *values);
+int stacks_each(const struct stacks *s, stacks_leaf_fn fn, void *arg);
 /* The frames and roots from below the program root down to LEAF, as
  * context indices outermost first, into IDS (at most MAX); how many. */
 size_t stacks_path(const struct stacks *s, uint32_t leaf, uint32_t *ids, size_t max);

@@ -27,6 +27,33 @@ static void put_name(FILE *f, const char *s)
 	}
 }
 
+struct folded {
+	const struct export *x;
+	const struct stacks *s;
+	double scale, carry;
+	uint32_t *path;
+};
+
+static void folded_leaf(void *arg, uint32_t leaf, const double *values)
+{
+	struct folded *f = arg;
+	double exact = values[0] * f->scale + f->carry;
+	double whole = floor(exact + 0.5);
+	f->carry = exact - whole;
+	if (whole == 0)
+		return;
+	size_t n = stacks_path(f->s, leaf, f->path, f->s->tree->n);
+	for (size_t k = 0; k < n; k++) {
+		const struct dbr_ctx *c = &f->s->tree->c[f->path[k]];
+		if (k)
+			putc(';', f->x->out);
+		put_name(f->x->out, c->procedure ? c->procedure : "?");
+		if (c->kind == KIND_INLINED[0])
+			fputs("_[i]", f->x->out);
+	}
+	fprintf(f->x->out, " %.0f\n", whole);
+}
+
 int export_folded(const struct export *x)
 {
 	struct stacks s;
@@ -34,30 +61,10 @@ int export_folded(const struct export *x)
 	if (stacks_open(&s, x->db, x->event, metrics, 1) != EXIT_OK)
 		return EXIT_FAIL;
 	const char *unit;
-	double scale = stacks_scale(x->unit, x->metric, &unit);
-	uint32_t *path = xmalloc((s.tree->n + 1) * sizeof *path);
-	double carry = 0, value;
-	for (uint32_t i = 0; i < s.tree->n; i++) {
-		if (!stacks_is_leaf(&s, i, &value))
-			continue;
-		double exact = value * scale + carry;
-		double whole = floor(exact + 0.5);
-		carry = exact - whole;
-		if (whole == 0)
-			continue;
-		size_t n = stacks_path(&s, i, path, s.tree->n);
-		for (size_t k = 0; k < n; k++) {
-			const struct dbr_ctx *c = &s.tree->c[path[k]];
-			if (k)
-				putc(';', x->out);
-			put_name(x->out, c->procedure ? c->procedure : "?");
-			if (c->kind == KIND_INLINED[0])
-				fputs("_[i]", x->out);
-		}
-		fprintf(x->out, " %.0f\n", whole);
-	}
-	free(path);
+	struct folded f = { x, &s, stacks_scale(x->unit, x->metric, &unit), 0, NULL };
+	f.path = xmalloc((s.tree->n + 1) * sizeof *f.path);
+	int rc = stacks_each(&s, folded_leaf, &f);
+	free(f.path);
 	stacks_close(&s);
-	(void)unit;
-	return EXIT_OK;
+	return rc;
 }

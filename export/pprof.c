@@ -98,7 +98,12 @@ struct pprof {
 	size_t nloc, caploc;
 	Perftools__Profiles__Sample **sample;
 	size_t nsample;
-	const char *const *module_path;	/* by mapping id - 1 */
+	/* The walk: the first message's fields until it is written, the
+	 * values' scales and rounding remainders, a path's room. */
+	Perftools__Profiles__Profile *header;
+	const double *scale;
+	double *carry;
+	uint32_t *path;
 };
 
 /* The index of string S (interned by the tree, or a constant) in the
@@ -245,6 +250,18 @@ static void add_sample(struct pprof *p, uint32_t leaf, const double *values, con
 	p->sample[p->nsample++] = smp;
 }
 
+static void pprof_leaf(void *arg, uint32_t leaf, const double *values)
+{
+	struct pprof *p = arg;
+	if (p->failed)
+		return;
+	add_sample(p, leaf, values, p->scale, p->carry, p->path);
+	if (p->nsample == BATCH) {
+		flush(p, p->header);
+		p->header = NULL;	/* the first message had it */
+	}
+}
+
 /* The first message's fields: sample types, mappings, period, times. */
 static void header(struct pprof *p, Perftools__Profiles__Profile *h, const char *const *units,
 		   const struct dbr_module *const *mod, size_t nmod)
@@ -300,7 +317,6 @@ static int write_profile(struct pprof *p, struct dbr_module *mod, size_t nmod)
 {
 	struct stacks *s = p->s;
 	double *scale = xcalloc(s->nm + 1, sizeof *scale), *carry = xcalloc(s->nm + 1, sizeof *carry);
-	double *values = xcalloc(s->nm + 1, sizeof *values);
 	const char **units = xcalloc(s->nm + 1, sizeof *units);
 	uint32_t *path = xmalloc((s->tree->n + 1) * sizeof *path);
 	for (size_t k = 0; k < s->nm; k++) {
@@ -329,22 +345,17 @@ static int write_profile(struct pprof *p, struct dbr_module *mod, size_t nmod)
 	p->sample = xcalloc(BATCH, sizeof *p->sample);
 	header(p, &h, units, used, nused);
 	free(used);
-	int first = 1;
-	for (uint32_t i = 0; i < s->tree->n && !p->failed; i++) {
-		if (!stacks_is_leaf(s, i, values))
-			continue;
-		add_sample(p, i, values, scale, carry, path);
-		if (p->nsample == BATCH) {
-			flush(p, first ? &h : NULL);
-			first = 0;
-		}
-	}
-	flush(p, first ? &h : NULL);
+	p->header = &h;
+	p->scale = scale;
+	p->carry = carry;
+	p->path = path;
+	if (stacks_each(s, pprof_leaf, p) != EXIT_OK)
+		p->failed = 1;
+	flush(p, p->header);
 	header_free(&h);
 	free(p->sample);
 	free(scale);
 	free(carry);
-	free(values);
 	free(units);
 	free(path);
 	return p->failed ? -1 : 0;

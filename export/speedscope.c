@@ -69,8 +69,37 @@ static void write_frames(FILE *f, const struct dbr_tree *t, struct frames *fr)
 	fputs("]},", f);
 }
 
-static void write_profile(const struct export *x, struct stacks *s, const struct frames *fr,
-			  size_t k, uint32_t *path, double *values)
+/* One profile's pass over the leaves: their paths, or their weights. */
+struct pass {
+	FILE *f;
+	const struct stacks *s;
+	const struct frames *fr;
+	size_t k;
+	double scale;
+	int weights, first;
+	uint32_t *path;
+};
+
+static void profile_leaf(void *arg, uint32_t leaf, const double *values)
+{
+	struct pass *p = arg;
+	if (values[p->k] == 0)
+		return;
+	if (p->weights) {
+		fprintf(p->f, p->first ? "%.17g" : ",%.17g", values[p->k] * p->scale);
+	} else {
+		size_t n = stacks_path(p->s, leaf, p->path, p->s->tree->n);
+		fputs(p->first ? "[" : ",[", p->f);
+		for (size_t j = 0; j < n; j++)
+			fprintf(p->f, j ? ",%u" : "%u", p->fr->of[p->path[j]] - 1);
+		putc(']', p->f);
+	}
+	p->first = 0;
+}
+
+/* Metric K's profile: its samples, then their weights, a pass each. */
+static int write_profile(const struct export *x, const struct stacks *s, const struct frames *fr,
+			 size_t k, uint32_t *path)
 {
 	FILE *f = x->out;
 	const char *unit;
@@ -80,27 +109,21 @@ static void write_profile(const struct export *x, struct stacks *s, const struct
 	json_string(f, name);
 	free(name);
 	fprintf(f, ",\"unit\":\"%s\",\"startValue\":0,\"endValue\":%.17g,\"samples\":[",
-		strcmp(unit, "microseconds") == 0 ? "microseconds" : "none", s->total_of[k] * scale);
-	int first = 1;
-	for (uint32_t i = 0; i < s->tree->n; i++) {
-		if (!stacks_is_leaf(s, i, values) || values[k] == 0)
-			continue;
-		size_t n = stacks_path(s, i, path, s->tree->n);
-		fputs(first ? "[" : ",[", f);
-		first = 0;
-		for (size_t j = 0; j < n; j++)
-			fprintf(f, j ? ",%u" : "%u", fr->of[path[j]] - 1);
-		putc(']', f);
-	}
+		strcmp(unit, "microseconds") == 0 ? "microseconds" : "none",
+		dbr_metric_total(x->db, x->event, s->metric[k], NULL) * scale);
+	/* Each pass sees one metric: the others are not read. */
+	struct stacks one = *s;
+	one.metric = &s->metric[k];
+	one.nm = 1;
+	struct pass p = { f, &one, fr, 0, scale, 0, 1, path };
+	int rc = stacks_each(&one, profile_leaf, &p);
 	fputs("],\"weights\":[", f);
-	first = 1;
-	for (uint32_t i = 0; i < s->tree->n; i++) {
-		if (!stacks_is_leaf(s, i, values) || values[k] == 0)
-			continue;
-		fprintf(f, first ? "%.17g" : ",%.17g", values[k] * scale);
-		first = 0;
-	}
+	p.weights = 1;
+	p.first = 1;
+	if (rc == EXIT_OK)
+		rc = stacks_each(&one, profile_leaf, &p);
 	fputs("]}", f);
+	return rc;
 }
 
 int export_speedscope(const struct export *x)
@@ -121,19 +144,17 @@ int export_speedscope(const struct export *x)
 		FILE *f = x->out;
 		struct frames fr = { 0 };
 		uint32_t *path = xmalloc((s.tree->n + 1) * sizeof *path);
-		double *values = xcalloc(nm + 1, sizeof *values);
 		fputs("{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",", f);
 		write_frames(f, s.tree, &fr);
 		fputs("\"profiles\":[", f);
-		for (size_t k = 0; k < nm; k++) {
+		for (size_t k = 0; k < nm && rc == EXIT_OK; k++) {
 			if (k)
 				putc(',', f);
-			write_profile(x, &s, &fr, k, path, values);
+			rc = write_profile(x, &s, &fr, k, path);
 		}
 		fputs("],\"name\":", f);
 		json_string(f, x->db->path);
 		fputs(",\"activeProfileIndex\":0,\"exporter\":\"culprit " PACKAGE_VERSION "\"}\n", f);
-		free(values);
 		free(path);
 		free(fr.of);
 		free(fr.slot);

@@ -6,8 +6,9 @@
  * outlined and culprit folded, whose statements hang from the call site
  * that opened it, counts for the frame holding that call site.  Paths are
  * the frames from below the program root to the leaf, as the report
- * shows them.  The tree and one value per context and metric are read
- * once; the formats walk up from each leaf. */
+ * shows them.  The tree is read once (the frame table); the values are
+ * streamed in context order, a context's at a time, and the formats walk
+ * up from each leaf. */
 #define _GNU_SOURCE
 #include "export.h"
 #include "tools.h"
@@ -26,60 +27,50 @@ int stacks_open(struct stacks *s, struct dbr *db, const char *event, const char 
 	s->tree = dbr_tree(db);
 	if (!s->tree)
 		return msg_error("%s", dbr_error(db));
-	size_t nc = s->tree->n;
-	s->own = xcalloc(n * nc + 1, sizeof *s->own);
-	double *incl = xcalloc(nc + 1, sizeof *incl), *excl = xcalloc(nc + 1, sizeof *excl);
-	int rc = EXIT_OK;
-	for (size_t k = 0; k < n && rc == EXIT_OK; k++) {
-		memset(incl, 0, nc * sizeof *incl);
-		memset(excl, 0, nc * sizeof *excl);
-		if (dbr_tree_values(db, event, metrics[k], incl, excl) < 0) {
-			rc = msg_error("%s", dbr_error(db));
-			break;
-		}
-		double *own = s->own + k * nc;
-		s->total_of = s->total_of ? s->total_of : xcalloc(n + 1, sizeof *s->total_of);
-		s->total_of[k] = incl[0];
-		const struct dbr_ctx *c = s->tree->c;
-		for (size_t i = 0; i < nc; i++) {
-			if (excl[i] == 0)
-				continue;
-			if (c[i].kind == KIND_STATEMENT[0]) {
-				uint32_t p = c[i].parent;
-				/* In its frame's value already, unless folded
-				 * under a call site. */
-				if (p != UINT32_MAX && c[p].kind == KIND_CALLSITE[0] &&
-				    c[p].parent != UINT32_MAX)
-					own[c[p].parent] += excl[i];
-			} else if (c[i].kind != KIND_CALLSITE[0]) {
-				own[i] += excl[i];
-			}
-		}
+	return EXIT_OK;
+}
+
+struct walk {
+	const struct stacks *s;
+	stacks_leaf_fn fn;
+	void *arg;
+};
+
+static void context_values(void *arg, int64_t id, const double *incl, const double *excl)
+{
+	struct walk *w = arg;
+	const struct dbr_ctx *c = w->s->tree->c;
+	uint32_t i = (uint32_t)(id - 1), leaf;
+	int any = 0;
+	(void)incl;
+	for (size_t k = 0; k < w->s->nm; k++)
+		any |= excl[k] != 0;
+	if (!any || c[i].kind == KIND_CALLSITE[0])
+		return;
+	if (c[i].kind == KIND_STATEMENT[0]) {
+		/* In its frame's value already, unless folded under a call
+		 * site: then a sample of the frame holding that call site. */
+		uint32_t p = c[i].parent;
+		if (p == UINT32_MAX || c[p].kind != KIND_CALLSITE[0] || c[p].parent == UINT32_MAX)
+			return;
+		leaf = c[p].parent;
+	} else {
+		leaf = i;
 	}
-	free(incl);
-	free(excl);
-	if (rc != EXIT_OK)
-		stacks_close(s);
-	return rc;
+	w->fn(w->arg, leaf, excl);
+}
+
+int stacks_each(const struct stacks *s, stacks_leaf_fn fn, void *arg)
+{
+	struct walk w = { s, fn, arg };
+	if (dbr_values_by_context(s->db, s->event, s->metric, s->nm, context_values, &w) < 0)
+		return msg_error("%s", dbr_error(s->db));
+	return EXIT_OK;
 }
 
 void stacks_close(struct stacks *s)
 {
-	free(s->own);
-	free(s->total_of);
-	s->own = NULL;
-	s->total_of = NULL;
-}
-
-int stacks_is_leaf(const struct stacks *s, uint32_t i, double *values)
-{
-	size_t nc = s->tree->n;
-	int any = 0;
-	for (size_t k = 0; k < s->nm; k++) {
-		values[k] = s->own[k * nc + i];
-		any |= values[k] != 0;
-	}
-	return any;
+	s->tree = NULL;
 }
 
 size_t stacks_path(const struct stacks *s, uint32_t leaf, uint32_t *ids, size_t max)
