@@ -111,15 +111,23 @@ check "diff of an experiment the database lacks: one line naming it, status 1" \
 ncpu=$(nproc 2>/dev/null || echo 1)
 counts=1,2
 [ "$ncpu" -ge 4 ] && counts=1,2,3,4
-"$CULPRIT" scale -q -t $counts -o a -- "$P" 10 18000000 27000000 0 0 > a.out 2> a.err
-prof a
-"$CULPRIT" report --scaling --predict=8,16 a.db > a.txt
+# Three sets of runs, and the median fit: a 2-core VM's neighbours now
+# and then slow one run's parallel part by a few percent, which a fit
+# through two counts puts in its serial part (45.6% once in CI).
+fits=
+for run in 1 2 3; do
+	"$CULPRIT" scale -q -t $counts -o a$run -- "$P" 10 18000000 27000000 0 0 > a$run.out 2> a$run.err
+	prof a$run
+	"$CULPRIT" report --scaling --predict=8,16 a$run.db > a$run.txt
+	fits="$fits $(sed -n 's/.*serial fraction \([0-9.]*\)%.*/\1/p' a$run.txt)"
+done
+cp a1.txt a.txt
 serial=$(awk '/^threads 1$/ { on = 1 } on && $2 == "serial_part" { s = $4 }
-	on && $2 == "parallel_part" { p = $4; exit } END { printf "%.2f", 100 * s / (s + p) }' a.out)
-fitted=$(sed -n 's/.*serial fraction \([0-9.]*\)%.*/\1/p' a.txt)
-note "prediction at $counts threads: serial fraction $fitted% fitted; the program's clocks say $serial%"
+	on && $2 == "parallel_part" { p = $4; exit } END { printf "%.2f", 100 * s / (s + p) }' a1.out)
+fitted=$(printf '%s\n' $fits | sort -g | sed -n 2p)
+note "prediction at $counts threads: serial fractions$fits fitted (median $fitted%); the program's clocks say $serial%"
 note "$(sed -n '/^prediction/,$p' a.txt)"
-check "predict: the fit recovers the serial fraction, within 10%" within "${fitted:-0}" "$serial" 0.10 0
+check "predict: the fit recovers the serial fraction, within 10% (median of 3)" within "${fitted:-0}" "$serial" 0.10 0
 if [ "$counts" = 1,2 ]; then
 	check "predict: two thread counts give no prediction, and it says why" \
 		grep -q 'no prediction: a fit needs runs at 3 thread counts or more: through 2' a.txt
