@@ -30,8 +30,11 @@ for cc in $compilers; do
 	set -- $sizes
 	check "$cc: the small tasks' mean size is what they measured, within 20%" within "$2" "$small" 0.20 1
 	check "$cc: the big tasks' too" within "$3" "$big" 0.20 5
+	# Its children's time counted, it would be over a small and a big
+	# task's; its own is creating three tasks (with culprit's capture of
+	# each: 15 us in the sanitizer build, 1 to 2 us otherwise).
 	check "$cc: a level's own task is smaller than a small task (its children's time left out)" \
-		below "$1" "$(awk -v s="$small" 'BEGIN { print s / 2 }')"
+		below "$1" "$small"
 	# The histogram: the small tasks' fullest bucket holds their mean.
 	bucket=$(sql t-$cc.db "SELECT bucket FROM task_histograms h JOIN (SELECT site FROM task_types ORDER BY size LIMIT 1 OFFSET 1) s ON s.site = h.site WHERE kind = 'size' ORDER BY tasks DESC LIMIT 1")
 	want=$(awk -v us="$small" 'BEGIN { b = 0; ns = us * 1000; while (2 ^ (b + 1) <= ns) b++; print b }')
