@@ -461,4 +461,19 @@ keys xq X
 check "view X on one run: the status line says how to make several" wait_for xq "one run in this database: culprit scale"
 keys xq q
 
+# ---- task types in the detail pane ---------------------------------------------
+if [ -x "$PROGRAMS/omp_fib-clang" ]; then
+	OMP_NUM_THREADS=2 "$CULPRIT" run -q -o tk "$PROGRAMS/omp_fib-clang" > /dev/null
+	"$CULPRIT" prof -q tk 2> /dev/null
+	start tk 150 40 "'$CULPRIT' view tk.db"
+	wait_for tk "- <program root>"
+	keys tk / f i b Enter
+	keys tk d
+	check "view d: a procedure's tasks, by the line that creates them, with a size histogram" \
+		wait_for tk "tasks +line [0-9]+: [0-9]+, mean [0-9.]+[nu]?s \\[[^]]+\\], wait"
+	keys tk q
+else
+	skip "view d: a procedure's tasks" "no clang OpenMP program"
+fi
+
 done_testing

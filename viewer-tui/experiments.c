@@ -182,6 +182,25 @@ void experiments_draw_row(struct vui *u, const struct vrow *r, int y, int x0, un
 	draw_put(y, at + 1, (int)n, line, attr);
 }
 
+/* T's sizes as a sparkline over the buckets that have tasks, bracketed:
+ * "[_.@-]". */
+static const char *size_histogram(const struct dbr_task_type *t, char *buf, size_t size)
+{
+	int lo = DBR_TASK_BUCKETS, hi = -1;
+	double top = 0;
+	for (int b = 0; b < DBR_TASK_BUCKETS; b++)
+		if (t->hist[0][b] > 0) {
+			lo = b < lo ? b : lo;
+			hi = b;
+			top = t->hist[0][b] > top ? t->hist[0][b] : top;
+		}
+	size_t n = (size_t)snprintf(buf, size, "[");
+	for (int b = lo; b <= hi && n + 5 < size; b++)
+		n += (size_t)snprintf(buf + n, size - n, "%s", level_char(t->hist[0][b], top));
+	snprintf(buf + n, size - n, "]");
+	return buf;
+}
+
 char *experiments_tasks_line(struct vui *u, const char *procedure, const char *file)
 {
 	struct vexperiments *x = get(u);
@@ -203,11 +222,12 @@ char *experiments_tasks_line(struct vui *u, const char *procedure, const char *f
 		for (size_t e = 0; e < x->nx && x->nx > 1; e++)
 			if (x->x[e].id == t->experiment)
 				label = x->x[e].label;
-		char size[16], wait[16];
+		char size[16], wait[16], hist[DBR_TASK_BUCKETS * 4 + 1];
 		len += (size_t)snprintf(out + len, sizeof out - len,
-					"%s%s%sline %d: %.0f, mean %s, wait %s", len ? "; " : "", label,
-					*label ? " " : "", t->line, t->tasks,
+					"%s%s%sline %d: %.0f, mean %s %s, wait %s", len ? "; " : "",
+					label, *label ? " " : "", t->line, t->tasks,
 					short_duration(1e9 * t->size / t->tasks, size, sizeof size),
+					size_histogram(t, hist, sizeof hist),
 					short_duration(1e9 * t->wait / t->tasks, wait, sizeof wait));
 	}
 	return len ? xstrdup(out) : NULL;
