@@ -157,6 +157,12 @@ const struct dbr_tree *dbr_tree(struct dbr *r);
 int dbr_tree_values(struct dbr *r, const char *event, const char *metric, double *incl,
 		    double *excl);
 int dbr_is_frame(char kind);
+/* Where context index I's exclusive value counts as a frame's own value:
+ * I for a frame, inlined frame or root; for a statement of a body the
+ * compiler outlined and prof folded (it hangs from the call site that
+ * opened the body), the frame holding that call site; UINT32_MAX for a
+ * statement in its frame's value already, or a call site (none). */
+uint32_t dbr_own_frame(const struct dbr_tree *t, uint32_t i);
 /* Calls FN for each context with a value of METRICS (N) for EVENT, in id
  * order, with its inclusive and exclusive values (N each): the stored
  * rows as they lie, so that a reader of every context needs memory for

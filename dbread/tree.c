@@ -256,6 +256,19 @@ int dbr_values_by_context(struct dbr *r, const char *event, const char *const *m
 	return rc;
 }
 
+uint32_t dbr_own_frame(const struct dbr_tree *t, uint32_t i)
+{
+	const struct dbr_ctx *c = t->c;
+	if (c[i].kind == KIND_CALLSITE[0])
+		return UINT32_MAX;
+	if (c[i].kind != KIND_STATEMENT[0])
+		return i;
+	uint32_t site = c[i].parent;
+	if (site == UINT32_MAX || c[site].kind != KIND_CALLSITE[0])
+		return UINT32_MAX;
+	return c[site].parent;
+}
+
 int dbr_is_frame(char kind)
 {
 	return kind == KIND_FRAME[0] || kind == KIND_INLINED[0];

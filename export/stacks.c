@@ -39,25 +39,14 @@ struct walk {
 static void context_values(void *arg, int64_t id, const double *incl, const double *excl)
 {
 	struct walk *w = arg;
-	const struct dbr_ctx *c = w->s->tree->c;
-	uint32_t i = (uint32_t)(id - 1), leaf;
 	int any = 0;
 	(void)incl;
 	for (size_t k = 0; k < w->s->nm; k++)
 		any |= excl[k] != 0;
-	if (!any || c[i].kind == KIND_CALLSITE[0])
-		return;
-	if (c[i].kind == KIND_STATEMENT[0]) {
-		/* In its frame's value already, unless folded under a call
-		 * site: then a sample of the frame holding that call site. */
-		uint32_t p = c[i].parent;
-		if (p == UINT32_MAX || c[p].kind != KIND_CALLSITE[0] || c[p].parent == UINT32_MAX)
-			return;
-		leaf = c[p].parent;
-	} else {
-		leaf = i;
-	}
-	w->fn(w->arg, leaf, excl);
+	/* A body folded under a call site: a sample of the frame holding it. */
+	uint32_t leaf = any ? dbr_own_frame(w->s->tree, (uint32_t)(id - 1)) : UINT32_MAX;
+	if (leaf != UINT32_MAX)
+		w->fn(w->arg, leaf, excl);
 }
 
 int stacks_each(const struct stacks *s, stacks_leaf_fn fn, void *arg)

@@ -155,13 +155,10 @@ static int read_experiment(struct side *s)
  * the call site that opened it, not from a frame of their own). */
 static void fold_bodies(struct side *s)
 {
-	const struct dbr_ctx *c = s->tree->c;
-	for (size_t i = 0; i < s->tree->n; i++) {
-		uint32_t site = c[i].parent;
-		if (c[i].kind != KIND_STATEMENT[0] || s->excl[i] == 0 || site == UINT32_MAX ||
-		    c[site].kind != KIND_CALLSITE[0] || c[site].parent == UINT32_MAX)
-			continue;
-		s->excl[c[site].parent] += s->excl[i];
+	for (uint32_t i = 0; i < s->tree->n; i++) {
+		uint32_t f = s->excl[i] != 0 ? dbr_own_frame(s->tree, i) : UINT32_MAX;
+		if (f != UINT32_MAX && f != i)
+			s->excl[f] += s->excl[i];
 	}
 }
 

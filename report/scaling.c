@@ -190,17 +190,11 @@ static int gather(struct scaling *s)
 			const double *in = incl + k * nc, *ex = excl + k * nc;
 			double *to = s->own + (e * s->nm + k) * s->nunits;
 			s->root[e * s->nm + k] = in[0];
-			/* Every sample once: frames' and roots' own values hold
-			 * their statements', but not those of a body folded
-			 * under a call site (an outlined OpenMP region's). */
-			const struct dbr_ctx *c = s->r->tree->c;
-			for (size_t i = 0; i < nc; i++) {
-				if (ex[i] == 0 || c[i].kind == KIND_CALLSITE[0])
-					continue;
-				if (c[i].kind == KIND_STATEMENT[0] && c[i].parent != UINT32_MAX &&
-				    c[c[i].parent].kind != KIND_CALLSITE[0])
-					continue;
-				to[s->slot[i]] += ex[i];
+			/* Every sample once, at its frame (dbr_own_frame). */
+			for (uint32_t i = 0; i < nc; i++) {
+				uint32_t f = ex[i] != 0 ? dbr_own_frame(s->r->tree, i) : UINT32_MAX;
+				if (f != UINT32_MAX)
+					to[s->slot[f]] += ex[i];
 			}
 		}
 	}

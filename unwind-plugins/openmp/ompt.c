@@ -117,7 +117,6 @@ struct omp_thread {
 	 * work before it started; and since when the thread looks for work. */
 	uint64_t task_start_ns, task_ran_ns, task_wait_ns, wait_since_ns;
 	int task_running;	/* 0 while it waits in a taskwait: not its size */
-	int wait_stamped;	/* wait_since_ns is set for the next set_state */
 };
 static __thread struct omp_thread me __attribute__((tls_model("initial-exec")));
 /* Inside omp_test_lock: see the interposers at the end. */
@@ -204,13 +203,14 @@ static void clock_calibrate(void)
 #endif
 }
 
-static void set_state(int state, int cause)
+/* The thread's state from now on; NOW is the time if the caller read it
+ * (else 0), for a thread that starts to look for work. */
+static void set_state_at(int state, int cause, uint64_t now)
 {
 	if (state == CULPRIT_WORKING && me.state == CULPRIT_WORKING)
 		return;	/* the common case: task after task */
-	if (state != CULPRIT_WORKING && me.state == CULPRIT_WORKING && !me.wait_stamped)
-		me.wait_since_ns = now_ns();	/* it starts to look for work */
-	me.wait_stamped = 0;
+	if (state != CULPRIT_WORKING && me.state == CULPRIT_WORKING)
+		me.wait_since_ns = now ? now : now_ns();	/* it starts to look for work */
 	me.state = (uint8_t)state;
 	me.cause = (uint8_t)cause;
 	culprit_worker_set((enum culprit_worker_state)state, (enum culprit_idle_cause)cause);
@@ -223,6 +223,11 @@ static void set_state(int state, int cause)
 		me.state = CULPRIT_IDLE;
 		me.cause = CULPRIT_IDLE_SERIAL;
 	}
+}
+
+static void set_state(int state, int cause)
+{
+	set_state_at(state, cause, 0);
 }
 
 /* One more task created, or started, by this thread. */
@@ -513,15 +518,11 @@ static void on_sync_region_wait(ompt_sync_region_t kind, ompt_scope_endpoint_t e
 	}
 	me.task_ran_ns = task_ran(now);
 	me.task_running = 0;
-	if (me.state == CULPRIT_WORKING) {
-		me.wait_since_ns = now;	/* set_state need not read the clock again */
-		me.wait_stamped = 1;
-	}
 	/* Waiting workers run queued tasks (the runtime's scheduler is
 	 * overhead); without any, they are idle. */
 	int cause = kind == ompt_sync_region_taskwait || kind == ompt_sync_region_taskgroup
 		    ? CULPRIT_IDLE_TASKWAIT : CULPRIT_IDLE_BARRIER;
-	set_state(CULPRIT_WAITING, cause);
+	set_state_at(CULPRIT_WAITING, cause, now);
 }
 
 static void on_mutex_acquire(ompt_mutex_t kind, unsigned int hint, unsigned int impl,
