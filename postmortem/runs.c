@@ -118,15 +118,7 @@ static void from_measurements(const struct experiment *e, struct exp_run *r)
 	r->status = last->end_reason == MFILE_END_EXIT || last->end_reason == MFILE_END_EXIT_NOW
 		    ? last->end_status
 		    : last->end_reason == MFILE_END_SIGNAL ? 128 + last->end_status : -1;
-	size_t n = 0;
-	for (uint32_t a = 0; a < first->argc; a++)
-		n += strlen(first->argv[a]) + 1;
-	r->command = xcalloc(n + 1, 1);
-	for (uint32_t a = 0; a < first->argc; a++) {
-		if (a)
-			strcat(r->command, " ");
-		strcat(r->command, first->argv[a]);
-	}
+	r->command = join_words(first->argv, first->argc);
 }
 
 static int by_threads_start(const void *a, const void *b)

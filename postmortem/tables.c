@@ -312,21 +312,6 @@ static void write_notes(sqlite3 *db, const struct mfile *mf, uint32_t process, u
 	sqlite3_finalize(s);
 }
 
-/* WORDS joined by spaces, in a string the caller frees. */
-static char *join_words(char *const *words, size_t n)
-{
-	size_t len = 0;
-	for (size_t i = 0; i < n; i++)
-		len += strlen(words[i]) + 1;
-	char *all = xcalloc(len + 1, 1);
-	for (size_t i = 0; i < n; i++) {
-		if (i)
-			strcat(all, " ");
-		strcat(all, words[i]);
-	}
-	return all;
-}
-
 static void write_processes(sqlite3 *db, const struct experiment *e)
 {
 	sqlite3_stmt *s = db_prepare(db,

@@ -70,3 +70,17 @@ void grow_array(void *p, size_t *cap, size_t need, size_t size)
 	*arr = xrealloc(*arr, c * size);
 	*cap = c;
 }
+
+char *join_words(char *const *words, size_t n)
+{
+	size_t len = 0;
+	for (size_t i = 0; i < n; i++)
+		len += strlen(words[i]) + 1;
+	char *all = xcalloc(len + 1, 1);
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			strcat(all, " ");
+		strcat(all, words[i]);
+	}
+	return all;
+}

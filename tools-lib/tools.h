@@ -45,6 +45,8 @@ char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Grows *P (of *CAP elements of SIZE bytes) to hold at least NEED. */
 void grow_array(void *p, size_t *cap, size_t need, size_t size);
+/* WORDS (N) joined by spaces, in a string the caller frees. */
+char *join_words(char *const *words, size_t n);
 
 /* ---- text from the measured program (safe_text.c) --------------------------- */
 
