@@ -93,6 +93,13 @@ static void unwind_creation(struct culprit_thread *t, const struct culprit_ctx *
 	void **raw = t->raw;
 	u->complete = !cur && n < cap && n > 0 && culprit_unwind_is_root(t, (uintptr_t)raw[n - 1]);
 	memset(raw, 0, (size_t)n * sizeof *raw);
+	/* An interpreter's frames as the functions it runs (plugins): a
+	 * record keeps them as they are now. */
+	if (plugins_rewrite()) {
+		struct culprit_path path = { .frame = f, .n = n, .max = (int)t->scratch_cap };
+		end = plugins_logical_frames(&path, end, cur ? 1 : u->complete);
+		n = path.n;
+	}
 
 	/* Innermost: us, then the runtime's own creation machinery. */
 	int first = 0;
@@ -116,7 +123,7 @@ static struct culprit_ctx *record_unwound(struct culprit_thread *t, const struct
 	int count = 0;
 	for (int i = u->first; i < u->end; i++)
 		if (!(t->frame[i].flags & CULPRIT_FRAME_OURS))
-			addr[count++] = t->frame[i].addr;
+			addr[count++] = frame_word(&t->frame[i]);
 	struct culprit_ctx *r = ctx_new(t, addr, count, u->complete, boundary, flags);
 	memset(addr, 0, (size_t)count * sizeof *addr);
 	return r;
@@ -177,7 +184,8 @@ static void memo_learn(struct memo_entry *e, struct culprit_thread *t, const str
 		uintptr_t at = (uintptr_t)sp - 8;
 		const struct culprit_frame *g = &f[u->first + k];
 		if (k > 0 || at == slot) {
-			if (ip != g->addr || (g->flags & CULPRIT_FRAME_OURS) || at < slot ||
+			/* A logical frame is not where a stack slot says. */
+			if (g->kind != MFILE_NODE_FRAME || ip != g->addr || (g->flags & CULPRIT_FRAME_OURS) || at < slot ||
 			    at - slot > UINT32_MAX)
 				return;
 			e->off[k] = (uint32_t)(at - slot);

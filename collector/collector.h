@@ -278,6 +278,8 @@ enum thread_counter {
 	CNT_WAITS_LOST,		/* waits not counted: the thread's table was full */
 	CNT_TASKS_LOST,		/* tasks not counted: the thread's table of types was full */
 	CNT_THROTTLED,		/* signals passed over: the handler's time was over budget */
+	CNT_LOGICAL_FAULTS,	/* plugins' guarded reads that faulted (culprit_guarded) */
+	CNT_NAMES_LOST,		/* logical frames left unnamed: the thread's names were full */
 	CNT_MAX
 };
 HIDDEN extern const char *const culprit_counter_names[CNT_MAX];
@@ -306,6 +308,7 @@ struct culprit_thread {
 	struct worker_slot *worker_slot;	/* its worker state (workers.c); NULL: no worker */
 	struct wait_table *waits;	/* where it blocked (waits.c); kept with the slot */
 	struct task_table *tasks;	/* its tasks by type (tasks.c); kept with the slot */
+	struct name_table *names;	/* its logical frames' names (names.c); kept */
 	volatile sig_atomic_t in_unwind;	/* a fault now is ours to catch */
 	sigjmp_buf unwind_jmp;		/* where a fault in the unwinder lands */
 	uint64_t wakeups;		/* samples taken; lets sleeps restart */
@@ -373,6 +376,28 @@ HIDDEN void culprit_thread_signal_setup(struct culprit_thread *t);
  * thread's own root (MFILE_NODE_ROOT), a marker for paths that could not
  * be completed (MFILE_NODE_MARKER, root_key = enum mfile_marker), or a
  * logical root in another thread's tree (MFILE_NODE_REF). */
+/* A frame as a record keeps it, in one word: a native frame's address,
+ * or a logical frame with bit 63 set, its namespace in bits 56-62 and
+ * its key below (plugin.h: keys fit in CULPRIT_LOGICAL_KEY_BITS). */
+#define FRAME_WORD_LOGICAL (1ull << 63)
+
+static inline uint64_t frame_word(const struct culprit_frame *f)
+{
+	if (f->kind != MFILE_NODE_LOGICAL)
+		return f->addr;
+	return FRAME_WORD_LOGICAL | (uint64_t)(f->module & CULPRIT_LOGICAL_NAMESPACES) << 56 |
+	       (f->addr & ((1ull << CULPRIT_LOGICAL_KEY_BITS) - 1));
+}
+
+static inline struct culprit_frame word_frame(uint64_t w)
+{
+	if (!(w & FRAME_WORD_LOGICAL))
+		return (struct culprit_frame){ w, 0, MFILE_NODE_FRAME, 0 };
+	return (struct culprit_frame){ w & ((1ull << CULPRIT_LOGICAL_KEY_BITS) - 1),
+				       (uint32_t)(w >> 56) & CULPRIT_LOGICAL_NAMESPACES,
+				       MFILE_NODE_LOGICAL, 0 };
+}
+
 struct culprit_path {
 	struct culprit_frame *frame;	/* frame[0] is the innermost */
 	int n;				/* frames in use */
@@ -523,6 +548,12 @@ HIDDEN void plugins_thread_end(void);
 HIDDEN void plugins_fork_child(void);
 /* Whether some plugin's runtime has tasks queued.  async-signal-safe. */
 HIDDEN int plugins_tasks_pending(void);
+/* Whether a plugin taking part rewrites native frames into logical ones,
+ * and the rewrite (plugin.h, logical_frames) of the thread's own frames
+ * PATH[0..B): the frames after B move along.  Returns the new B.
+ * async-signal-safe. */
+HIDDEN int plugins_rewrite(void);
+HIDDEN int plugins_logical_frames(struct culprit_path *path, int b, int complete);
 
 /* Snapshot of the worker counts. */
 struct worker_counts {
@@ -565,6 +596,10 @@ HIDDEN void waits_forget(struct culprit_thread *t);
 HIDDEN void tasks_write(struct mfile_writer *w, const struct culprit_thread *t);
 /* Empties T's table of task types, for the next thread in its slot. */
 HIDDEN void tasks_forget(struct culprit_thread *t);
+/* names.c: the thread's names of logical frames, into its file (LNAM);
+ * emptied for a new thread in the slot. */
+HIDDEN void names_write(struct mfile_writer *w, const struct culprit_thread *t);
+HIDDEN void names_forget(struct culprit_thread *t);
 HIDDEN void workers_fork_child(void);
 
 /* ---- signals (signals.c) ------------------------------------------------- */

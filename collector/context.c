@@ -34,7 +34,8 @@ struct culprit_ctx {
 	struct culprit_ctx *parent;
 	struct ctx_pool *pool;	/* where it returns when freed */
 	struct culprit_ctx *next_free;
-	uint64_t frame[];	/* creation frames, innermost first: return addresses */
+	uint64_t frame[];	/* creation frames, innermost first: return addresses,
+			   or logical frames (frame_word) */
 };
 
 struct ctx_pool {
@@ -250,9 +251,7 @@ void ctx_append(const struct culprit_ctx *ctx, struct culprit_path *path)
 				}
 				continue;
 			}
-			path->frame[path->n++] = (struct culprit_frame){
-				ctx->frame[i], 0, MFILE_NODE_FRAME, 0
-			};
+			path->frame[path->n++] = word_frame(ctx->frame[i]);
 		}
 }
 

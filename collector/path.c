@@ -42,28 +42,26 @@ static void fit(struct culprit_path *path, int outer_known)
 	path->cut = 1;
 }
 
-/* Step 5: the native frames placed in their logical context.
+/* Step 5: the native frames placed in their logical context: under CTX,
+ * frames [0, B) are the work's own (B -1: its boundary is not among them).
  * async-signal-safe. */
 static void place(struct culprit_thread *t, struct culprit_path *path, enum unwind_status status,
-		  struct culprit_ctx *ctx)
+		  struct culprit_ctx *ctx, int b)
 {
-	if (ctx) {
-		int b = ctx_boundary(ctx, path->frame, path->n, 0);
-		/* Found where the work began: what lies beyond (the runtime,
-		 * even an unwind that failed out there) no longer matters. */
-		if (b < path->n || status == UNWIND_COMPLETE) {
-			path->n = b;
-			/* Room for the records' frames, up to what fit() keeps. */
-			size_t need = (size_t)b + ctx_chain_frames(ctx) + 1;
-			size_t most = culprit_config.max_depth + CULPRIT_PATH_OUTER + 2;
-			if (need > (size_t)path->max &&
-			    scratch_reserve(t, (uint32_t)(need < most ? need : most)) == 0) {
-				path->frame = t->frame;
-				path->max = (int)t->scratch_cap;
-			}
-			ctx_append(ctx, path);
-			status = ctx_complete(ctx) ? UNWIND_COMPLETE : UNWIND_PARTIAL;
+	/* Found where the work began: what lies beyond (the runtime, even an
+	 * unwind that failed out there) no longer matters. */
+	if (ctx && b >= 0) {
+		path->n = b;
+		/* Room for the records' frames, up to what fit() keeps. */
+		size_t need = (size_t)b + ctx_chain_frames(ctx) + 1;
+		size_t most = culprit_config.max_depth + CULPRIT_PATH_OUTER + 2;
+		if (need > (size_t)path->max &&
+		    scratch_reserve(t, (uint32_t)(need < most ? need : most)) == 0) {
+			path->frame = t->frame;
+			path->max = (int)t->scratch_cap;
 		}
+		ctx_append(ctx, path);
+		status = ctx_complete(ctx) ? UNWIND_COMPLETE : UNWIND_PARTIAL;
 	}
 	set_root(path, status);
 	/* Our own frames have served; they are not the program's. */
@@ -203,7 +201,7 @@ static uint32_t insert_under_records(struct culprit_thread *t, const struct culp
 		uint32_t n;
 		const uint64_t *frame = ctx_frames(w, &n);
 		for (uint32_t k = n; k-- > 0 && node != CCT_NONE;) {
-			struct culprit_frame f = { frame[k], 0, MFILE_NODE_FRAME, 0 };
+			struct culprit_frame f = word_frame(frame[k]);
 			node = frame_child(t, node, &f, &refreshed);
 		}
 		depth += n;
@@ -257,20 +255,33 @@ uint32_t path_sample_node(struct culprit_thread *t, const ucontext_t *uc, int ou
 	enum unwind_status status = culprit_unwind(t, uc, &path, ctx);
 	if (ours)
 		cut_ours(&path);
-	/* Under a record whose boundary is among the frames, the fast way. */
+	/* Under a record, the work's own frames end at its boundary (-1: not
+	 * among these frames). */
+	int b = -1;
 	if (ctx) {
-		int b = ctx_boundary(ctx, path.frame, path.n, 0);
-		if (b < path.n || status == UNWIND_COMPLETE) {
-			uint32_t leaf = insert_under_records(t, &path, b, ctx);
-			if (leaf != RECORDS_NO) {
-				*marker = ctx_complete(ctx) ? 0 : MFILE_MARKER_PARTIAL;
-				if (leaf == CCT_NONE)
-					t->counter[CNT_DROP_MEMORY]++;
-				return leaf;
-			}
+		b = ctx_boundary(ctx, path.frame, path.n, 0);
+		if (b >= path.n && status != UNWIND_COMPLETE)
+			b = -1;
+	}
+	/* An interpreter's frames as the functions it runs (plugins). */
+	if (plugins_rewrite()) {
+		int own = b >= 0 ? b : path.n;
+		int complete = ctx ? b >= 0 : status == UNWIND_COMPLETE;
+		own = plugins_logical_frames(&path, own, complete);
+		if (b >= 0)
+			b = own;
+	}
+	/* Under a record whose boundary is among the frames, the fast way. */
+	if (b >= 0) {
+		uint32_t leaf = insert_under_records(t, &path, b, ctx);
+		if (leaf != RECORDS_NO) {
+			*marker = ctx_complete(ctx) ? 0 : MFILE_MARKER_PARTIAL;
+			if (leaf == CCT_NONE)
+				t->counter[CNT_DROP_MEMORY]++;
+			return leaf;
 		}
 	}
-	place(t, &path, status, ctx);
+	place(t, &path, status, ctx, b);
 	uint32_t leaf = insert_path(t, &path);
 	if (leaf == CCT_NONE)
 		t->counter[CNT_DROP_MEMORY]++;

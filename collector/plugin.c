@@ -8,6 +8,8 @@
  */
 #include "collector.h"
 
+#include <string.h>
+
 
 extern const struct culprit_plugin *const __start_culprit_plugins[]
 	__attribute__((weak, visibility("hidden")));
@@ -93,4 +95,30 @@ int plugins_tasks_pending(void)
 		if (active[i]->tasks_pending && active[i]->tasks_pending())
 			return 1;
 	return 0;
+}
+
+/* async-signal-safe */
+int plugins_rewrite(void)
+{
+	for (int i = 0; i < nactive; i++)
+		if (active[i]->logical_frames)
+			return 1;
+	return 0;
+}
+
+/* async-signal-safe */
+int plugins_logical_frames(struct culprit_path *path, int b, int complete)
+{
+	/* The frames past B wait at the far end of the scratch. */
+	int tail = path->n - b;
+	int cap = path->max - tail;
+	if (tail < 0 || cap < b)
+		return b;
+	memmove(path->frame + cap, path->frame + b, (size_t)tail * sizeof *path->frame);
+	for (int i = 0; i < nactive; i++)
+		if (active[i]->logical_frames)
+			b = active[i]->logical_frames(path->frame, b, cap, complete);
+	memmove(path->frame + b, path->frame + cap, (size_t)tail * sizeof *path->frame);
+	path->n = b + tail;
+	return b;
 }

@@ -50,6 +50,8 @@ const char *const culprit_counter_names[CNT_MAX] = {
 	[CNT_WAITS_LOST] = "waits:lost",
 	[CNT_TASKS_LOST] = "tasks:lost",
 	[CNT_THROTTLED] = "throttled",
+	[CNT_LOGICAL_FAULTS] = "logical:faults",
+	[CNT_NAMES_LOST] = "logical:names_lost",
 };
 
 struct culprit_thread *culprit_thread_list(void)
@@ -69,6 +71,8 @@ static void reset_slot(struct culprit_thread *t)
 	struct wait_table *waits = t->waits;
 	tasks_forget(t);
 	struct task_table *tasks = t->tasks;
+	names_forget(t);
+	struct name_table *names = t->names;
 	/* The sample path's scratch stays too (its raw part is kept zero). */
 	void **raw = t->raw;
 	struct culprit_frame *frame = t->frame;
@@ -84,6 +88,7 @@ static void reset_slot(struct culprit_thread *t)
 	t->capture_memo = memo;
 	t->waits = waits;
 	t->tasks = tasks;
+	t->names = names;
 	t->raw = raw;
 	t->frame = frame;
 	t->scratch_cap = scratch_cap;

@@ -233,3 +233,20 @@ enum unwind_status culprit_unwind(struct culprit_thread *t, const void *ucv,
 		limit = (int)t->scratch_cap;
 	}
 }
+
+/* async-signal-safe */
+int culprit_guarded(void (*fn)(void *arg), void *arg)
+{
+	struct culprit_thread *t = culprit_thread_self();
+	if (!t || t->in_unwind)
+		return -1;
+	t->in_unwind = 1;
+	if (sigsetjmp(t->unwind_jmp, 0) == 0) {
+		fn(arg);
+		t->in_unwind = 0;
+		return 0;
+	}
+	/* culprit_unwind_fault() cleared in_unwind on its way here. */
+	t->counter[CNT_LOGICAL_FAULTS]++;
+	return -1;
+}

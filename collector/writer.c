@@ -249,6 +249,7 @@ int writer_thread_file(struct culprit_thread *t, uint32_t reason)
 
 	waits_write(&w, t);
 	tasks_write(&w, t);
+	names_write(&w, t);
 	trace_write(&w, &c->trace);
 
 	char notes[1 + EVENT_MAX][256];

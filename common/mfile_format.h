@@ -24,7 +24,7 @@
 #define MFILE_MAGIC "\x89" "CULPRT\n"	/* 8 bytes; \x89 and \n catch text-mode damage */
 #define MFILE_MAGIC_LEN 8
 #define MFILE_VERSION_MAJOR 1
-#define MFILE_VERSION_MINOR 4
+#define MFILE_VERSION_MINOR 5
 
 #define MFILE_HEADER_SIZE 32
 #define MFILE_SECTION_HEADER_SIZE 16
@@ -48,7 +48,7 @@ enum mfile_kind {
 	((uint32_t)(a) | (uint32_t)(b) << 8 | (uint32_t)(c) << 16 | (uint32_t)(d) << 24)
 
 /* Section tags.  Process files hold IDNT ARGV EVNT MODS [NOTE] END; thread
- * files hold THRD COLS CNTR NODE MTRC [WAIT] [TASK] [TRAC] [NOTE] END. */
+ * files hold THRD COLS CNTR NODE MTRC [WAIT] [TASK] [LNAM] [TRAC] [NOTE] END. */
 #define MFILE_TAG_IDNT MFILE_TAG('I', 'D', 'N', 'T')	/* process identity */
 #define MFILE_TAG_ARGV MFILE_TAG('A', 'R', 'G', 'V')	/* command line */
 #define MFILE_TAG_EVNT MFILE_TAG('E', 'V', 'N', 'T')	/* sampled events */
@@ -66,6 +66,8 @@ enum mfile_kind {
 #define MFILE_TAG_TRAC MFILE_TAG('T', 'R', 'A', 'C')
 /* Task sizes and waits by type (minor 4). */
 #define MFILE_TAG_TASK MFILE_TAG('T', 'A', 'S', 'K')
+/* Names of logical frames (minor 5). */
+#define MFILE_TAG_LNAM MFILE_TAG('L', 'N', 'A', 'M')
 #define MFILE_TAG_END  MFILE_TAG('E', 'N', 'D', '.')	/* u32 count of sections before it, u32 0 */
 
 /* IDNT payload:
@@ -206,6 +208,19 @@ enum mfile_marker {
  *   u32 wait_hist[32]      tasks by the wait before them, alike */
 #define MFILE_TASK_BUCKETS 32
 #define MFILE_TASK_SIZE (8 + 4 * 8 + 2 * 4 * MFILE_TASK_BUCKETS)
+
+/* LNAM payload (thread files, version 1.5; absent when no plugin made
+ * logical frames): u32 count, then per procedure:
+ *   u32 namespace          a LOGICAL node's module (CULPRIT_LOGICAL_*)
+ *   u32 line_bits          a key's low bits that hold the line (0: none)
+ *   u64 ident              key >> line_bits: the nodes this names
+ *   u32 first_line         where the procedure is defined (0: unknown)
+ *   u32 reserved
+ *   str name               the procedure ("Model.forward")
+ *   str file               its source file ("" unknown)
+ * The same ident names the same procedure in every thread of the run. */
+#define MFILE_LNAM_MIN 32	/* bytes of an entry with empty strings */
+#define MFILE_LNAM_LINE_BITS_MAX 32
 
 /* TRAC payload (thread files, version 1.3; absent when not traced):
  *   u64 base_ns            CLOCK_MONOTONIC; records' times count from it

@@ -505,6 +505,40 @@ static void decode_task(struct cursor *c, struct mfile_thread *t)
 	check_end(c);
 }
 
+static void decode_lnam(struct cursor *c, struct mfile_thread *t)
+{
+	t->nlnames = get_count(c, MFILE_LNAM_MIN, "logical name count");
+	t->lnames = alloc_array(c, t->nlnames, sizeof *t->lnames);
+	for (uint32_t i = 0; i < t->nlnames && !c->failed; i++) {
+		struct mfile_lname *l = &t->lnames[i];
+		l->ns = get_u32(c, "logical namespace");
+		l->line_bits = get_u32(c, "logical line bits");
+		l->ident = get_u64(c, "logical ident");
+		l->first_line = get_u32(c, "logical first line");
+		(void)get_u32(c, "reserved");
+		l->name = get_str(c, "logical name");
+		l->file = get_str(c, "logical file");
+		if (!c->failed && l->line_bits > MFILE_LNAM_LINE_BITS_MAX)
+			CORRUPT(c, "logical name %u keeps its line in %u bits, more than %d", i,
+				l->line_bits, MFILE_LNAM_LINE_BITS_MAX);
+	}
+	check_end(c);
+}
+
+const struct mfile_lname *mfile_lname_find(const struct mfile_thread *t, uint32_t ns,
+					   uint64_t key, uint32_t *line)
+{
+	for (uint32_t i = 0; i < t->nlnames; i++) {
+		const struct mfile_lname *l = &t->lnames[i];
+		uint64_t ident = l->line_bits < 64 ? key >> l->line_bits : 0;
+		if (l->ns == ns && l->ident == ident) {
+			*line = (uint32_t)(key & ((1ull << l->line_bits) - 1));
+			return l;
+		}
+	}
+	return NULL;
+}
+
 void mfile_trace_begin(const struct mfile_thread *t, struct mfile_trace_iter *it)
 {
 	memset(it, 0, sizeof *it);
@@ -645,6 +679,7 @@ static const struct section_kind known_sections[] = {
 	{ MFILE_TAG_MTRC, MFILE_THREAD, 1 },
 	{ MFILE_TAG_WAIT, MFILE_THREAD, 0 },
 	{ MFILE_TAG_TASK, MFILE_THREAD, 0 },
+	{ MFILE_TAG_LNAM, MFILE_THREAD, 0 },
 	{ MFILE_TAG_TRAC, MFILE_THREAD, 0 },
 	{ MFILE_TAG_NOTE, 0, 0 },
 	{ MFILE_TAG_SNAP, 0, 0 },
@@ -677,6 +712,7 @@ static int decode_section(struct mfile *mf, uint32_t tag, struct cursor *c)
 	case MFILE_TAG_MTRC: decode_mtrc(c, &mf->u.thread); break;
 	case MFILE_TAG_WAIT: decode_wait(c, &mf->u.thread); break;
 	case MFILE_TAG_TASK: decode_task(c, &mf->u.thread); break;
+	case MFILE_TAG_LNAM: decode_lnam(c, &mf->u.thread); break;
 	case MFILE_TAG_TRAC: decode_trac(c, mf); break;
 	case MFILE_TAG_NOTE: decode_note(c, mf); break;
 	case MFILE_TAG_SNAP: decode_snap(c, mf); break;

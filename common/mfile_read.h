@@ -99,6 +99,14 @@ struct mfile_task {
 	uint32_t size_hist[MFILE_TASK_BUCKETS], wait_hist[MFILE_TASK_BUCKETS];
 };
 
+/* LNAM: a logical frame's procedure (mfile_format.h). */
+struct mfile_lname {
+	uint32_t ns, line_bits;
+	uint64_t ident;
+	uint32_t first_line;
+	char *name, *file;
+};
+
 /* TRAC: the samples in time order, kept encoded (it can be millions of
  * them); mfile_trace_begin/next decode it.  Checked whole at load. */
 struct mfile_trace {
@@ -146,6 +154,8 @@ struct mfile_thread {
 	struct mfile_wait *waits;
 	uint32_t ntasks;		/* TASK: its tasks by type (may be 0) */
 	struct mfile_task *tasks;
+	uint32_t nlnames;		/* LNAM: names of its logical frames (may be 0) */
+	struct mfile_lname *lnames;
 	struct mfile_trace trace;
 };
 
@@ -202,6 +212,11 @@ const char *mfile_trace_state_name(uint32_t state);
  * -1 where a record is damaged, which a loaded file never has). */
 void mfile_trace_begin(const struct mfile_thread *t, struct mfile_trace_iter *it);
 int mfile_trace_next(struct mfile_trace_iter *it, struct mfile_trace_record *r);
+
+/* The name of logical node (NS, KEY) among thread T's, and in *LINE the
+ * line its key holds; NULL when T does not name it. */
+const struct mfile_lname *mfile_lname_find(const struct mfile_thread *t, uint32_t ns,
+					   uint64_t key, uint32_t *line);
 
 /* The value of the thread counter NAME, or 0 when absent. */
 uint64_t mfile_thread_counter(const struct mfile_thread *t, const char *name);

@@ -181,6 +181,7 @@ struct namer {
 	struct sym_module **module;	/* by index in proc->modules */
 	struct mfile *process_file;	/* owned: the file PROC is in */
 	char *dir;			/* owned: the thread file's directory */
+	const struct mfile_thread *thread;	/* whose logical frames' names */
 };
 
 static const struct mfile_module *find_module(const struct namer *nm, uint32_t id, size_t *index)
@@ -234,9 +235,17 @@ static void node_label(const struct namer *nm, const struct mfile_node *n, char 
 		snprintf(buf, size, "<context %" PRIu64 " of thread %" PRIu64 ">",
 			 n->key & 0xffffffffu, n->key >> 32);
 		return;
-	case MFILE_NODE_LOGICAL:
-		snprintf(buf, size, "<logical %u:%#" PRIx64 ">", n->module, n->key);
+	case MFILE_NODE_LOGICAL: {
+		uint32_t line;
+		const struct mfile_lname *l =
+			nm->thread ? mfile_lname_find(nm->thread, n->module, n->key, &line) : NULL;
+		if (l)
+			snprintf(buf, size, "%s (%s:%u)%s", l->name, l->file, line,
+				 (n->flags & MFILE_NODE_EXACT) ? " *" : "");
+		else
+			snprintf(buf, size, "<logical %u:%#" PRIx64 ">", n->module, n->key);
 		return;
+	}
 	}
 	fn = node_function(nm, n);
 	mod = n->module ? module_base(nm, n->module) : NULL;
@@ -372,6 +381,15 @@ static void dump_thread_header(const struct mfile *mf)
 		printf(", site %u:%#" PRIx64 ", object %#" PRIx64 ": %" PRIu64 " waits, %.6f s, "
 		       "longest %.6f s\n", w->module, w->site, w->object, w->count,
 		       (double)w->total_ns / 1e9, (double)w->max_ns / 1e9);
+	}
+	for (uint32_t i = 0; i < t->nlnames; i++) {
+		const struct mfile_lname *l = &t->lnames[i];
+		printf("logical     namespace %u, ident %#" PRIx64 " (line in %u bits): ", l->ns,
+		       l->ident, l->line_bits);
+		put_safe(stdout, l->name);
+		printf(" in ");
+		put_safe(stdout, l->file);
+		printf(":%u\n", l->first_line);
 	}
 	/* Its tasks by the call that created them. */
 	for (uint32_t i = 0; i < t->ntasks; i++) {
@@ -615,6 +633,7 @@ static int dump_thread_file(const struct dump_options *o, const struct mfile *mf
 	struct tree tr;
 
 	namer_open(&nm, o->path, t->process_nonce, o->raw);
+	nm.thread = t;
 	tree_build(&tr, t);
 	if (o->format == FMT_TEXT) {
 		dump_sections(o->path, mf);

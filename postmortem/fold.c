@@ -8,7 +8,8 @@
  * context records) is already that function's call site: shown as a
  * frame of its own, every task level of a recursion took three rows.
  * The C library's start-up (_start, __libc_start_main, ...) is above
- * every program's main and says nothing about the program.  A thread's
+ * every program's main and says nothing about the program, and neither
+ * does CPython's above a script's module frame (Py_RunMain, ...).  A thread's
  * start-up (clone, start_thread) is already cut where the thread was
  * created.
  *
@@ -40,6 +41,14 @@ static const char *const fold_patterns[] = {
 	"__libc_start_main",
 	"__libc_start_main_*",
 	"__libc_start_call_main",
+	/* CPython's start-up, above the program's Python code: running a
+	 * file, a -c string or the REPL down to the module's frame */
+	"Py_BytesMain",
+	"Py_Main",
+	"Py_RunMain",
+	"PyRun_*",
+	"_PyRun_*",
+	"PyEval_EvalCode",
 };
 
 int fold_frame(const char *procedure)
@@ -70,7 +79,7 @@ static unsigned char *flags_of(struct ctree *t, uint32_t id)
 /* Flags by string id: whether the fold rules were asked and said yes;
  * whether the name stands for code without a symbol (an address, or
  * named after its entry point). */
-enum { FOLD_ASKED = 1, FOLD_FOLDS = 2, FOLD_UNNAMED = 4 };
+enum { FOLD_ASKED = 1, FOLD_FOLDS = 2, FOLD_UNNAMED = 4, FOLD_LOGICAL = 8 };
 
 int fold_procedure(struct ctree *t, uint32_t id)
 {
@@ -83,6 +92,23 @@ int fold_procedure(struct ctree *t, uint32_t id)
 void fold_mark_address(struct ctree *t, uint32_t id)
 {
 	*flags_of(t, id) |= FOLD_UNNAMED;
+}
+
+void fold_mark_logical(struct ctree *t, uint32_t module)
+{
+	*flags_of(t, module) |= FOLD_LOGICAL;
+}
+
+/* "BASENAME (internal)" for module MOD, marked unnamed. */
+static uint32_t module_internal(struct ctree *t, uint32_t mod)
+{
+	const char *path = strtab_get(t->str, mod);
+	const char *base = path ? strrchr(path, '/') : NULL;
+	char *internal = xasprintf("%s (internal)", base ? base + 1 : path ? path : "?");
+	uint32_t id = strtab_intern(t->str, internal);
+	free(internal);
+	*flags_of(t, id) |= FOLD_UNNAMED;
+	return id;
 }
 
 /* The folded names FOLDED (a string id, 0: none) and then procedure ID. */
@@ -110,8 +136,10 @@ uint32_t fold_internal_name(struct ctree *t, uint32_t c, uint32_t mod,
 	*internal_frame = CTX_NONE;
 	for (; c != CTX_NONE && c != 0; c = t->node[c].parent) {
 		const struct ctx_node *n = &t->node[c];
+		/* Under an interpreter's function: its own code, which has
+		 * no entry point of its own above. */
 		if (n->module != mod)
-			return 0;
+			return (*flags_of(t, n->module) & FOLD_LOGICAL) ? module_internal(t, mod) : 0;
 		if (n->kind != CTX_FRAME && n->kind != CTX_INLINED)
 			continue;
 		/* Internal already, or itself only an address: the same

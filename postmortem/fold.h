@@ -20,13 +20,17 @@ void fold_mark_address(struct ctree *t, uint32_t id);
 /* The names FOLDED (a string id, 0: none) and then procedure ID, joined
  * by " > ", as a string id. */
 uint32_t fold_append(struct ctree *t, uint32_t folded, uint32_t id);
+/* MODULE (a string id) is the module of logical frames. */
+void fold_mark_logical(struct ctree *t, uint32_t module);
 /* Context C stands for the frames FOLDED too, if nothing was said yet. */
 void fold_note(struct ctree *t, uint32_t c, uint32_t folded);
 /* The name for an unnamed frame of module MOD below context C, after the
  * entry point it runs under: "__kmpc_omp_taskwait (internal)" (a library
  * without symbols for its internals, Debian's libomp, would otherwise
- * give one procedure per address).  0 when the frame above is of another
- * module.  *INTERNAL_FRAME is that frame when it is itself internal, or
+ * give one procedure per address).  Right under a logical frame (an
+ * interpreter's function, whose module fold_mark_logical marked), after
+ * the module: "python3.11 (internal)".  0 when the frame above is of
+ * another module.  *INTERNAL_FRAME is that frame when it is itself internal, or
  * an address with no name above it (CTX_NONE otherwise): consecutive
  * unnamed frames are one. */
 uint32_t fold_internal_name(struct ctree *t, uint32_t c, uint32_t mod,

@@ -13,6 +13,7 @@
 #include "experiment.h"
 #include "fold.h"
 #include "hash.h"
+#include "logical.h"
 #include "merge.h"
 #include "mfile_format.h"
 #include "overhead.h"
@@ -233,6 +234,7 @@ struct ctree *ctree_new(const struct experiment *e, const struct ovh_rules *rule
 	t->slot = xmalloc((t->mask + 1) * sizeof *t->slot);
 	memset(t->slot, 0xff, (t->mask + 1) * sizeof *t->slot);
 	child(t, CTX_NONE, CTX_ROOT, intern(t, "<program root>"), 0, 0, 0);
+	logical_names_build(t, e);
 	return t;
 }
 
@@ -241,6 +243,7 @@ void ctree_free(struct ctree *t)
 	if (!t)
 		return;
 	free(t->fold);
+	logical_names_free(t);
 	for (size_t i = 0; i < t->nevent; i++) {
 		free(t->event[i].name);
 		free(t->event[i].unit);
@@ -312,13 +315,18 @@ static uint32_t module_id(struct ctree *t, const struct mfile_module *m)
 /* The contexts one native frame stands for, below PARENT; returns the
  * last (a call site, or for the sampled instruction a statement).
  * Frames that fold (fold.c) add no context: PENDING holds the names
- * folded just above (0: none), and says on return those that still wait
- * for a context of the frames below. */
+ * folded just above (0: none) and their module, and says on return those
+ * that still wait for a context of the frames below. */
+struct fold_pending {
+	uint32_t names, module;
+};
+
 static uint32_t frame_contexts(struct ctree *t, uint32_t parent, const struct exp_process *p,
-			       const struct mfile_node *n, uint32_t *modcache, uint32_t *pending)
+			       const struct mfile_node *n, uint32_t *modcache,
+			       struct fold_pending *pending)
 {
-	uint32_t pend = *pending;
-	*pending = 0;
+	uint32_t pend = pending->names, pend_module = pending->module;
+	*pending = (struct fold_pending){ 0, 0 };
 	int exact = n->flags & MFILE_NODE_EXACT;
 	size_t mi = 0;
 	struct sym_module *m = n->module ? exp_module(p, n->module, &mi) : NULL;
@@ -334,6 +342,12 @@ static uint32_t frame_contexts(struct ctree *t, uint32_t parent, const struct ex
 	struct sym_result *r = sym_resolve(m, lookup_address(n));
 	intern_result(t, r);
 
+	if (r->frame[0].unnamed && pend && pend_module == mod && !exact) {
+		/* Between folded frames of its module (CPython's start-up):
+		 * internals of what was folded, folded with it. */
+		*pending = (struct fold_pending){ fold_append(t, pend, r->frame[0].id_procedure), mod };
+		return parent;
+	}
 	if (r->frame[0].unnamed) {
 		fold_mark_address(t, r->frame[0].id_procedure);
 		uint32_t above, name = fold_internal_name(t, parent, mod, &above);
@@ -367,7 +381,7 @@ static uint32_t frame_contexts(struct ctree *t, uint32_t parent, const struct ex
 		 * take its place; sampled, its line is the body of the
 		 * procedure above, named after it. */
 		if (!exact) {
-			*pending = pend;
+			*pending = (struct fold_pending){ pend, mod };
 			return cur;
 		}
 		if (cur != 0 && t->node[cur].procedure)
@@ -380,6 +394,31 @@ static uint32_t frame_contexts(struct ctree *t, uint32_t parent, const struct ex
 		leaf = child(t, cur, CTX_STATEMENT, proc, mod, last->id_file, last->line);
 	fold_note(t, leaf, pend);
 	return leaf;	/* without line information: the frame itself */
+}
+
+/* The contexts a logical frame (an interpreter's function) stands for,
+ * below PARENT, as frame_contexts does for a native frame: the frame,
+ * then its statement where the sample landed (an exact node) or the line
+ * it called from; PEND the names folded just above.  Returns the last. */
+static uint32_t logical_contexts(struct ctree *t, uint32_t parent, const struct mfile_node *n,
+				 uint32_t pend)
+{
+	uint32_t line;
+	const struct logical_name *l = logical_name_find(t, n->module, n->key, &line);
+	if (!l) {
+		char *name = xasprintf("<logical %u:%#llx>", n->module, (unsigned long long)n->key);
+		uint32_t f = child(t, parent, CTX_FRAME, intern(t, name), 0, 0, 0);
+		free(name);
+		fold_note(t, f, pend);
+		return f;
+	}
+	fold_mark_logical(t, l->file);
+	uint32_t f = child(t, parent, CTX_FRAME, l->name, l->file, l->file, l->first_line);
+	fold_note(t, f, pend);
+	if (!line)
+		return f;
+	int kind = (n->flags & MFILE_NODE_EXACT) ? CTX_STATEMENT : CTX_CALLSITE;
+	return child(t, f, kind, l->name, l->file, l->file, line);
 }
 
 /* A context with a name only, at the top: markers and unresolved roots. */
@@ -539,7 +578,7 @@ static uint32_t *map_thread_nodes(struct ctree *t, struct exp_thread *th)
 	uint32_t *map = xmalloc(mt->nnodes * sizeof *map);
 	uint32_t *modcache = xcalloc(p->p->nmodules + 1, sizeof *modcache);
 	/* Per node: names folded there that wait for a context below. */
-	uint32_t *pending = xcalloc(mt->nnodes, sizeof *pending);
+	struct fold_pending *pending = xcalloc(mt->nnodes, sizeof *pending);
 
 	map[0] = 0;
 	for (uint32_t i = 1; i < mt->nnodes; i++) {
@@ -560,13 +599,9 @@ static uint32_t *map_thread_nodes(struct ctree *t, struct exp_thread *th)
 		case MFILE_NODE_REF:
 			map[i] = resolve_ref(t, th, n->key, th->experiment);
 			break;
-		case MFILE_NODE_LOGICAL: {
-			char *name = xasprintf("<logical %u:%#llx>", n->module,
-					       (unsigned long long)n->key);
-			map[i] = child(t, parent, CTX_FRAME, intern(t, name), 0, 0, 0);
-			free(name);
+		case MFILE_NODE_LOGICAL:
+			map[i] = logical_contexts(t, parent, n, pending[n->parent].names);
 			break;
-		}
 		default:
 			pending[i] = pending[n->parent];
 			map[i] = frame_contexts(t, parent, p, n, modcache, &pending[i]);

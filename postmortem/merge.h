@@ -118,6 +118,11 @@ struct ctree {
 	 * database's views compute from its work, idleness and overhead
 	 * (ctree_derived_matches), so that they need not be stored. */
 	int thread_derivable;
+	/* Names of logical frames (logical.c): open-addressed, and the
+	 * widths of their keys' line bits, as a bit set. */
+	struct logical_name *lname;
+	size_t lname_mask;
+	uint64_t lname_bits;
 };
 
 /* Whether metric M is one the database can compute (effort,

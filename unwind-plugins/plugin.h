@@ -32,13 +32,16 @@
 #ifndef CULPRIT_PLUGIN_H
 #define CULPRIT_PLUGIN_H
 
+#include <stddef.h>
 #include <stdint.h>
 
-#define CULPRIT_PLUGIN_ABI 6
+#define CULPRIT_PLUGIN_ABI 7
 
 /* One element of a path.  Native frames carry an address, which the core
  * maps to (module, offset) when it inserts the path; logical frames carry
- * a plugin-defined (module, key) pair that is stored as it is. */
+ * a plugin-defined (module, key) pair that is stored as it is: the module
+ * is the plugin's namespace (CULPRIT_LOGICAL_*), the key at most
+ * CULPRIT_LOGICAL_KEY_BITS wide, its low bits a line (culprit_logical_name). */
 struct culprit_frame {
 	uint64_t addr;		/* FRAME: instruction address; LOGICAL: key */
 	uint32_t module;	/* LOGICAL only: the plugin's namespace */
@@ -49,6 +52,40 @@ struct culprit_frame {
 /* A frame in the collector's own code (a trampoline, a wrapper).  Kept
  * while boundaries are found, removed before the path is stored. */
 #define CULPRIT_FRAME_OURS 0x80
+
+/* Namespaces of logical frames (struct culprit_frame's module). */
+#define CULPRIT_LOGICAL_PYTHON 1	/* CPython frames: unwind-plugins/python */
+#define CULPRIT_LOGICAL_NAMESPACES 127
+/* Logical keys fit in 56 bits: records keep a frame in one word. */
+#define CULPRIT_LOGICAL_KEY_BITS 56
+
+/* Names logical frames: every key of namespace NS whose bits above its
+ * LINE_BITS low ones are IDENT is a frame of the procedure NAME, defined
+ * in FILE at FIRST_LINE, at the line the low bits say (0: none).  The
+ * calling thread's file carries the names (its LNAM section); a plugin
+ * names each procedure once per thread before its frames are stored, and
+ * the same IDENT must mean the same procedure in every thread and process
+ * of a run (a hash of the name, say).  Lengths in bytes, cut to 1024.
+ * Returns 0, or -1 when the thread's names are full (the frames are then
+ * shown as unnamed).  async-signal-safe. */
+int culprit_logical_name(unsigned ns, unsigned line_bits, uint64_t ident, const char *name,
+			 size_t name_len, const char *file, size_t file_len, uint32_t first_line);
+
+/* Services for plugins.  culprit_log writes "culprit: MESSAGE" and a
+ * newline to standard error, formatting as printf does for %s %c %d %u
+ * %x %ld %lu %lx %lld %llu %llx %zu %p; culprit_map gives SIZE bytes of
+ * zeroed memory of its own (NULL: none), culprit_unmap gives it back.
+ * All three async-signal-safe. */
+void culprit_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void *culprit_map(size_t size);
+void culprit_unmap(void *p, size_t size);
+
+/* Runs FN(ARG) with memory faults caught: a read of unmapped memory in FN
+ * ends it there, and the call returns -1 (else 0).  For reading a
+ * runtime's data structures from a sample handler.  FN must leave nothing
+ * half-done that matters when it is cut short.  async-signal-safe, not
+ * reentrant (one guarded call at a time per thread). */
+int culprit_guarded(void (*fn)(void *arg), void *arg);
 
 /* Where the work a record roots was entered, in native frames sampled
  * inside it (innermost first): the index of the first frame that is not
@@ -199,6 +236,17 @@ struct culprit_plugin {
 	 * yet started, which its waiting workers would run.  Asked at samples
 	 * while some worker is CULPRIT_WAITING. */
 	int (*tasks_pending)(void);
+
+	/* async-signal-safe: the calling thread's native frames FRAME[0..N),
+	 * innermost first, rewritten in place into the frames of the source
+	 * they run (an interpreter's evaluation loop into the functions it
+	 * evaluates), using at most CAP entries; returns the new count.  The
+	 * frames are the thread's own, on its stack now: in its sample
+	 * handler, or as it creates work (a capture).  COMPLETE: they reach
+	 * out to where the thread's own work began (else only the innermost
+	 * are there).  Called for the frames of the thread's own work, not
+	 * those a record of its creation supplies. */
+	int (*logical_frames)(struct culprit_frame *frame, int n, int cap, int complete);
 };
 
 #define CULPRIT_PLUGIN(ops)                                                  \

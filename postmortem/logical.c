@@ -1,0 +1,89 @@
+/* logical.c - the names of logical frames (see logical.h).
+ *
+ * A thread's file names the procedures whose frames its plugin made
+ * (LNAM): namespace, ident, the key's line bits, name, file, first line.
+ * The same procedure is usually named by many threads; it is kept once,
+ * in an open-addressed table keyed by (namespace, ident).  Two entries
+ * with one key but other names would be two procedures whose idents
+ * collide (a 38-bit hash in the CPython plugin): the first is kept. */
+#define _GNU_SOURCE
+#include "logical.h"
+#include "experiment.h"
+#include "hash.h"
+#include "merge.h"
+#include "mfile_read.h"
+#include "tools.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static uint64_t key_hash(uint32_t ns, uint64_t ident)
+{
+	return hash_mix(ident ^ (uint64_t)ns << 56);
+}
+
+static void insert(struct ctree *t, const struct logical_name *l)
+{
+	size_t i = key_hash(l->ns, l->ident) & t->lname_mask;
+	for (; t->lname[i].name; i = (i + 1) & t->lname_mask)
+		if (t->lname[i].ns == l->ns && t->lname[i].ident == l->ident)
+			return;
+	t->lname[i] = *l;
+}
+
+void logical_names_build(struct ctree *t, const struct experiment *e)
+{
+	size_t total = 0;
+	for (size_t i = 0; i < e->nthread; i++)
+		total += e->thread[i]->t->nlnames;
+	if (!total)
+		return;
+	size_t cap = 16;
+	while (cap < 2 * total)
+		cap *= 2;
+	t->lname = xcalloc(cap, sizeof *t->lname);
+	t->lname_mask = cap - 1;
+	for (size_t i = 0; i < e->nthread; i++) {
+		const struct mfile_thread *mt = e->thread[i]->t;
+		for (uint32_t k = 0; k < mt->nlnames; k++) {
+			const struct mfile_lname *m = &mt->lnames[k];
+			struct logical_name l = {
+				m->ns, m->line_bits, m->ident,
+				strtab_intern(t->str, m->name[0] ? m->name : "<unnamed>"),
+				strtab_intern(t->str, m->file), m->first_line,
+			};
+			if (m->line_bits > MFILE_LNAM_LINE_BITS_MAX)
+				continue;
+			t->lname_bits |= 1ull << m->line_bits;
+			insert(t, &l);
+		}
+	}
+}
+
+void logical_names_free(struct ctree *t)
+{
+	free(t->lname);
+	t->lname = NULL;
+	t->lname_mask = 0;
+}
+
+const struct logical_name *logical_name_find(const struct ctree *t, uint32_t ns, uint64_t key,
+					     uint32_t *line)
+{
+	if (!t->lname)
+		return NULL;
+	/* Try each width of line bits in use: one, in practice. */
+	for (unsigned bits = 0; bits <= MFILE_LNAM_LINE_BITS_MAX; bits++) {
+		if (!(t->lname_bits & (1ull << bits)))
+			continue;
+		uint64_t ident = key >> bits;
+		size_t j = key_hash(ns, ident) & t->lname_mask;
+		for (; t->lname[j].name; j = (j + 1) & t->lname_mask)
+			if (t->lname[j].ns == ns && t->lname[j].ident == ident &&
+			    t->lname[j].line_bits == bits) {
+				*line = (uint32_t)(key & ((1ull << bits) - 1));
+				return &t->lname[j];
+			}
+	}
+	return NULL;
+}

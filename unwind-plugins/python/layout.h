@@ -1,0 +1,69 @@
+/* layout.h - where CPython keeps what the plugin reads, by version.
+ *
+ * CPython's internal structures change with every minor version and are
+ * not part of its API, so the plugin reads them by offsets known for each
+ * version it supports, and for any other version stays off (python.c
+ * says so in one line).  The offsets are those of x86-64 release builds;
+ * tests/python_layout.c checks them against the installed interpreter's
+ * own headers where python3-dev is there.
+ *
+ * 3.11 (Debian 12):
+ *   _PyRuntime.gilstate.autoTSSkey  the pthread key of each thread's
+ *                                   PyThreadState (Py_tss_t: int
+ *                                   initialised, then the key)
+ *   _PyRuntime.ceval.gil            the GIL: its mutex and conditions
+ *   PyThreadState.cframe            -> _PyCFrame, whose current_frame is
+ *                                   the innermost _PyInterpreterFrame
+ *   _PyInterpreterFrame             f_code, previous (the caller),
+ *                                   prev_instr (the instruction being run),
+ *                                   is_entry (the outermost frame of one
+ *                                   _PyEval_EvalFrameDefault call)
+ *   PyCodeObject                    co_firstlineno, co_filename,
+ *                                   co_qualname, co_linetable (bytes),
+ *                                   co_code_adaptive (the instructions)
+ *   str objects                     compact: the characters follow the
+ *                                   header (ASCII after PyASCIIObject,
+ *                                   others after PyCompactUnicodeObject)
+ */
+#ifndef CULPRIT_PYTHON_LAYOUT_H
+#define CULPRIT_PYTHON_LAYOUT_H
+
+#include <stdint.h>
+
+struct py_layout {
+	unsigned major, minor;
+	/* _PyRuntime */
+	uint32_t runtime_tss_key;	/* the Py_tss_t of thread states */
+	uint32_t runtime_gil;		/* struct _gil_runtime_state */
+	uint32_t gil_size;
+	/* PyThreadState, _PyCFrame */
+	uint32_t tstate_cframe;
+	uint32_t cframe_current;
+	/* _PyInterpreterFrame */
+	uint32_t frame_code, frame_previous, frame_prev_instr, frame_is_entry;
+	/* PyCodeObject */
+	uint32_t code_firstlineno, code_filename, code_qualname, code_linetable;
+	uint32_t code_instructions;
+	/* objects */
+	uint32_t ob_type;
+	uint32_t bytes_size, bytes_data;	/* PyBytesObject: ob_size, ob_sval */
+	uint32_t str_length, str_state;		/* PyASCIIObject */
+	uint32_t str_ascii_data, str_compact_data;
+};
+
+static const struct py_layout py_layouts[] = {
+	{
+		.major = 3, .minor = 11,
+		.runtime_tss_key = 592, .runtime_gil = 360, .gil_size = 208,
+		.tstate_cframe = 56, .cframe_current = 8,
+		.frame_code = 32, .frame_previous = 48, .frame_prev_instr = 56,
+		.frame_is_entry = 68,
+		.code_firstlineno = 72, .code_filename = 112, .code_qualname = 128,
+		.code_linetable = 136, .code_instructions = 184,
+		.ob_type = 8, .bytes_size = 16, .bytes_data = 32,
+		.str_length = 16, .str_state = 32,
+		.str_ascii_data = 48, .str_compact_data = 72,
+	},
+};
+
+#endif
