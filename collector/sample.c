@@ -31,6 +31,7 @@ const char *const culprit_column_names[COLS_PER_EVENT] = {
 	[COL_IDLE_CAUSE + CULPRIT_IDLE_JOIN] = "idleness:join",
 	[COL_IDLE_CAUSE + CULPRIT_IDLE_SLEEP] = "idleness:sleep",
 	[COL_IDLE_CAUSE + CULPRIT_IDLE_IO] = "idleness:io",
+	[COL_IDLE_CAUSE + CULPRIT_IDLE_GIL] = "idleness:gil",
 	[COL_MEASUREMENT] = "measurement",
 };
 
@@ -113,7 +114,7 @@ static void record(struct culprit_thread *t, const ucontext_t *uc, int ev, uint6
 			t->idle_cause_value[ev][cause] += (double)value;
 		/* The timeline still shows it idle, and why. */
 		trace_add(tr, now, ev, value, 0,
-			  MFILE_TRACE_IDLE + (cause < CULPRIT_IDLE_CAUSES ? cause : 0), NULL, 0);
+			  mfile_trace_idle_state(cause < CULPRIT_IDLE_CAUSES ? cause : 0), NULL, 0);
 		return;
 	}
 	/* The other workers as they were when the sample was taken, before

@@ -73,7 +73,7 @@ void trace_add(struct trace *tr, uint64_t now, int ev, uint64_t value, uint32_t 
 	int64_t gap = (int64_t)(now - tr->last_ns);
 	p += varint_put(p, zigzag(gap - tr->last_gap));
 	p += varint_put(p, zigzag((int64_t)(value - tr->last_value[ev])));
-	int is_idle = state >= MFILE_TRACE_IDLE && state < MFILE_TRACE_MEASUREMENT;
+	int is_idle = mfile_trace_is_idle(state);
 	if (!is_idle && node != tr->last_node) {
 		h |= MFILE_TRACE_HAS_NODE;
 		p += varint_put(p, zigzag((int64_t)node - (int64_t)tr->last_node));

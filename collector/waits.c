@@ -39,6 +39,23 @@ int culprit_io_idle(void)
 	return culprit_config.active && culprit_config.waits && culprit_config.io_idle;
 }
 
+/* Objects whose waits have a cause of their own (culprit_wait_cause). */
+#define CAUSE_RANGES 4
+
+static struct cause_range {
+	uintptr_t lo, size;
+	enum culprit_idle_cause cause;
+} cause_range[CAUSE_RANGES];
+static int ncause_ranges;
+
+int culprit_wait_cause(const void *object, size_t size, enum culprit_idle_cause cause)
+{
+	if (ncause_ranges == CAUSE_RANGES || cause >= CULPRIT_IDLE_CAUSES)
+		return -1;
+	cause_range[ncause_ranges++] = (struct cause_range){ (uintptr_t)object, size, cause };
+	return 0;
+}
+
 /* async-signal-safe */
 int culprit_block_begin(struct culprit_block *w, enum culprit_block_kind kind,
 		       enum culprit_idle_cause cause, const void *object, const void *site)
@@ -53,6 +70,9 @@ int culprit_block_begin(struct culprit_block *w, enum culprit_block_kind kind,
 	    atomic_load_explicit(&t->state, memory_order_relaxed) != THREAD_LIVE ||
 	    workers_state(t, NULL) != CULPRIT_WORKING || !workers_by_default(t))
 		return 0;
+	for (int i = 0; i < ncause_ranges; i++)
+		if ((uintptr_t)object - cause_range[i].lo < cause_range[i].size)
+			cause = cause_range[i].cause;
 	workers_set_keeping(t, CULPRIT_IDLE, cause);
 	w->site = (uintptr_t)site;
 	w->object = object;

@@ -622,7 +622,7 @@ static void decode_trac(struct cursor *c, struct mfile *mf)
 	int rc;
 	uint64_t n = 0;
 	while ((rc = mfile_trace_next(it, &r)) > 0) {
-		int idle = r.state >= MFILE_TRACE_IDLE && r.state < MFILE_TRACE_MEASUREMENT;
+		int idle = mfile_trace_is_idle(r.state);
 		if ((!idle && r.node >= t->nnodes) || r.event >= EVENT_MAX) {
 			rc = -1;
 			break;
@@ -968,11 +968,13 @@ const char *mfile_trace_state_name(uint32_t state)
 		"idle:serial", "idle:barrier", "idle:lock", "idle:taskwait",
 		"idle:join", "idle:sleep", "idle:io",
 	};
+	if (state == MFILE_TRACE_IDLE_GIL)
+		return "idle:gil";
 	if (state == MFILE_TRACE_WORK)
 		return "work";
 	if (state == MFILE_TRACE_MEASUREMENT)
 		return "measurement";
-	if (state >= MFILE_TRACE_IDLE && state < MFILE_TRACE_MEASUREMENT)
+	if (mfile_trace_is_idle(state))
 		return idle[state - MFILE_TRACE_IDLE];
 	return "?";
 }

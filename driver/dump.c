@@ -318,7 +318,7 @@ static void dump_trace_summary(const struct mfile_thread *t)
 	for (uint64_t i = 0; mfile_trace_next(&it, &r) > 0; i++) {
 		if (i == 0)
 			first = r.time_ns;
-		idle += r.state >= MFILE_TRACE_IDLE && r.state < MFILE_TRACE_MEASUREMENT;
+		idle += mfile_trace_is_idle(r.state);
 	}
 	printf("trace       %" PRIu64 " samples (%" PRIu64 " idle) over %.3f s in %" PRIu64
 	       " bytes, %.1f a sample", tr->records, idle,
@@ -338,7 +338,7 @@ static void dump_trace_tsv(const struct mfile_thread *t)
 	printf("time_ns\tevent\tstate\tnode\tvalue\tworking\tidle\n");
 	mfile_trace_begin(t, &it);
 	while (mfile_trace_next(&it, &r) > 0) {
-		int idle = r.state >= MFILE_TRACE_IDLE && r.state < MFILE_TRACE_MEASUREMENT;
+		int idle = mfile_trace_is_idle(r.state);
 		printf("%" PRIu64 "\t%u\t%s\t", r.time_ns, r.event, mfile_trace_state_name(r.state));
 		if (idle)
 			printf("-");

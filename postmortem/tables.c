@@ -444,6 +444,8 @@ static const char *const descriptions[][2] = {
 	{ CAUSE_JOIN, "idleness while threads waited for other threads to end (pthread_join)" },
 	{ CAUSE_SLEEP, "idleness while threads slept (nanosleep, usleep, sleep)" },
 	{ CAUSE_IO, "idleness while threads were blocked in I/O (culprit run --io-idle)" },
+	{ CAUSE_GIL, "idleness while Python threads waited for the global interpreter lock: "
+		     "blamed on the code that held it" },
 	{ MET_OVERHEAD, "work in the parallel runtime rather than the program: instructions "
 			"tagged or matched by an overhead rule" },
 	{ MET_USEFUL, "work minus overhead: the program's own computation" },

@@ -28,7 +28,7 @@ void trace_rows_init(struct trace_rows *r, const struct experiment *e)
 
 static int idle_state(uint32_t state)
 {
-	return state >= MFILE_TRACE_IDLE && state < MFILE_TRACE_MEASUREMENT;
+	return mfile_trace_is_idle(state);
 }
 
 void trace_rows_add_thread(struct trace_rows *r, const struct ctree *t,

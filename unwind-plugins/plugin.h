@@ -194,7 +194,8 @@ enum culprit_idle_cause {
 	CULPRIT_IDLE_JOIN = 4,		/* waiting for another thread to end */
 	CULPRIT_IDLE_SLEEP = 5,		/* asleep: nanosleep and its relatives */
 	CULPRIT_IDLE_IO = 6,		/* blocked in I/O (only with --io-idle) */
-	CULPRIT_IDLE_CAUSES = 7
+	CULPRIT_IDLE_GIL = 7,		/* waiting for CPython's global interpreter lock */
+	CULPRIT_IDLE_CAUSES = 8
 };
 
 /* A plugin's hooks.  Those of the plugins taking part run in the order of
@@ -315,6 +316,12 @@ struct culprit_block {
  * (--io-idle).  Both fixed before the program runs. */
 int culprit_waits_tracked(void);
 int culprit_io_idle(void);
+
+/* Waits on any object in [OBJECT, OBJECT + SIZE) are for CAUSE, whatever
+ * the wrapper that caught them says: a runtime's own lock, such as
+ * CPython's GIL, known by where it lives.  For plugins' init hooks (a few
+ * ranges in all).  Returns -1 when there is no room. */
+int culprit_wait_cause(const void *object, size_t size, enum culprit_idle_cause cause);
 
 /* The calling thread blocks in W, of KIND on OBJECT, called from SITE:
  * idle for CAUSE if it was working.  Returns whether it was. */

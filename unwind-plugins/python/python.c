@@ -454,6 +454,9 @@ static int py_init(void)
 		return 0;
 	}
 	eval_hi = eval_lo + eval_size;
+	/* A thread that waits for the GIL (its mutex or conditions) is
+	 * idle for it, and the thread holding it is blamed. */
+	culprit_wait_cause((const void *)(runtime + L->runtime_gil), L->gil_size, CULPRIT_IDLE_GIL);
 	return 1;
 }
 
