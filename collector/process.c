@@ -19,6 +19,7 @@
 #include <link.h>
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
@@ -276,6 +277,9 @@ static void wait_for_finisher(void)
 		nanosleep(&ms, NULL);
 }
 
+/* Signals an instruction raises, which blocking would not hold back. */
+static const int faults[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP, SIGSYS };
+
 /* async-signal-safe */
 void culprit_process_finish(uint32_t reason, int status)
 {
@@ -295,6 +299,15 @@ void culprit_process_finish(uint32_t reason, int status)
 		return;
 	}
 	atomic_store(&culprit_process.finisher, culprit_gettid());
+	/* Signals sent to end the process wait until the files are written:
+	 * one that came meanwhile (a multiprocessing pool's terminate() as
+	 * its worker exits) would find this thread the finisher, and end the
+	 * process under it with empty files.  Faults still come through. */
+	sigset_t block, old;
+	sigfillset(&block);
+	for (size_t i = 0; i < sizeof faults / sizeof *faults; i++)
+		sigdelset(&block, faults[i]);
+	syscall(SYS_rt_sigprocmask, SIG_BLOCK, &block, &old, (size_t)_NSIG / 8);
 	if (reason != MFILE_END_SIGNAL)
 		plugins_fini();
 
@@ -332,6 +345,7 @@ void culprit_process_finish(uint32_t reason, int status)
 	loadmap_refresh(1);
 	writer_process_file(reason, status);
 	atomic_store(&culprit_process.finished, 1);
+	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old, NULL, (size_t)_NSIG / 8);
 }
 
 void culprit_process_before_exec(void)

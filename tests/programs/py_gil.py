@@ -1,0 +1,26 @@
+# py_gil.py - two threads of pure Python, which only one at a time can run
+# (the GIL): each waits for it about as long as the other runs.
+import sys
+import threading
+import time
+
+
+def spin(n):
+    s = 0
+    for i in range(n):
+        s += i
+    return s
+
+
+def worker(seconds):
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        spin(20000)
+
+
+seconds = float(sys.argv[1]) if len(sys.argv) > 1 else 1.5
+threads = [threading.Thread(target=worker, args=(seconds,)) for _ in range(2)]
+for t in threads:
+    t.start()
+for t in threads:
+    t.join()

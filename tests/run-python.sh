@@ -1,0 +1,146 @@
+#!/bin/sh
+# run-python.sh - CPython's functions in the logical call path
+# (unwind-plugins/python): scripts in tests/programs that know their own
+# answer (a leaf split 1:3 between two callers, timed on the script's own
+# clock; lines marked "# call: NAME"), threads that contend for the GIL, a
+# multiprocessing pool started by fork and by spawn, NumPy under a known
+# line, and an interpreter whose layout the plugin does not read.
+. "${srcdir:-.}/tests/lib.sh"
+have sqlite3 || skip_all "the sqlite3 program is not installed"
+PY=${CULPRIT_TEST_PYTHON:-/usr/bin/python3}
+[ -x "$PY" ] || PY=$(command -v python3) || skip_all "no python3"
+version=$("$PY" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
+[ "$version" = 3.11 ] || skip_all "python3 is $version; the plugin reads 3.11"
+S="$srcdir/tests/programs"
+call_line() {
+	grep -n "# call: $2\$" "$S/$1" | cut -d: -f1
+}
+# work PROCEDURE [METRIC]: the inclusive value of METRIC (work) at the
+# outermost frames of PROCEDURE in t.db.
+value() {
+	sql "$1" "SELECT coalesce(sum(m.inclusive), 0) FROM contexts c JOIN context_metrics m
+		ON m.context_id = c.id WHERE c.kind = 'frame' AND c.procedure = '$2'
+		AND m.metric = '${3:-work}' AND m.event = 'cputime' AND NOT EXISTS (SELECT 1 FROM
+		context_paths p WHERE p.id = c.parent_id AND p.path LIKE '%> $2 >%')"
+}
+root() {
+	sql "$1" "SELECT coalesce(sum(m.inclusive), 0) FROM contexts c JOIN context_metrics m
+		ON m.context_id = c.id WHERE c.parent_id IS NULL AND m.metric = '$2'
+		AND m.event = 'cputime'"
+}
+
+# ---- a leaf split 1:3 ---------------------------------------------------------
+"$CULPRIT" run -q -o split "$PY" "$S/py_split.py" 2 > split.out 2> split.err
+status=$?
+check "split: the script ran under culprit, quietly" \
+	sh -c "[ $status = 0 ] && grep -q '^three cpu' split.out && [ ! -s split.err ]"
+prof split
+one=$(value split.db one)
+three=$(value split.db three)
+share=$(percent "$one" "$(awk -v a="$one" -v b="$three" 'BEGIN { print a + b }')")
+want=$(awk '$1 == "one" { sub("%", "", $3); print $3 }' split.out)
+note "split: one has $share% of one and three, the script timed $want%"
+check "split: one's share of the work is what the script timed, within 4 points" near "$share" "$want" 4
+leafpath=$(sql split.db "SELECT p.path FROM contexts c JOIN context_paths p ON p.id = c.id
+	WHERE c.kind = 'frame' AND c.procedure = 'leaf' AND p.path LIKE '%three%'")
+note "split: $leafpath"
+check "split: leaf is under three's line that calls it, under main, under the module" \
+	sh -c "echo '$leafpath' | grep -q '<module> > .*py_split.py:[0-9]* > main > .*py_split.py:[0-9]* > three > .*py_split.py:$(call_line py_split.py three) > leaf\$'"
+lines=$(sql split.db "SELECT group_concat(DISTINCT line) FROM contexts WHERE kind = 'statement' AND procedure = 'leaf'")
+check "split: leaf's statements are its loop's lines ($lines)" \
+	sh -c "for l in \$(echo $lines | tr , ' '); do [ \$l -ge 10 ] && [ \$l -le 12 ] || exit 1; done"
+check "split: the frames name their file" \
+	[ "$(sql split.db "SELECT count(*) FROM contexts WHERE procedure = 'three' AND file LIKE '%/py_split.py'")" -ge 2 ]
+eval_left=$(sql split.db "SELECT count(*) FROM contexts WHERE procedure = '_PyEval_EvalFrameDefault'")
+check "split: no evaluation loop frames are left ($eval_left)" [ "$eval_left" = 0 ]
+check "split: the thread file names the functions (dump)" \
+	sh -c "\"$CULPRIT\" dump split/*.thread | grep -q '^logical .*three in .*py_split.py:19'"
+
+# Turned off: the native frames, as before.
+CULPRIT_PYTHON=0 "$CULPRIT" run -q -o off "$PY" "$S/py_split.py" 0.5 > /dev/null
+prof off
+n3=$(sql off.db "SELECT count(*) FROM contexts WHERE procedure = 'three'")
+neval=$(sql off.db "SELECT count(*) FROM contexts WHERE procedure = '_PyEval_EvalFrameDefault'")
+check "CULPRIT_PYTHON=0: no Python frames ($n3), the evaluation loop's native ones ($neval)" \
+	[ "$n3" = 0 -a "$neval" -gt 0 ]
+
+# ---- threads and the GIL --------------------------------------------------------
+"$CULPRIT" run -q -o gil "$PY" "$S/py_gil.py" 1.5
+prof gil
+work=$(root gil.db work)
+gil=$(root gil.db idleness:gil)
+r=$(ratio "$gil" "$work")
+note "gil: work $work s, idleness:gil $gil s ($r of the work)"
+# Two threads of Python: while one runs, the other waits for the GIL.
+check "gil: the GIL's idleness is about the work, one thread waiting while one runs ($r)" \
+	within "$r" 1 0.3 0
+spin_gil=$(value gil.db spin idleness:gil)
+check "gil: it is blamed on the Python code that held the GIL (spin: $spin_gil of $gil s)" \
+	at_least "$(ratio "$spin_gil" "$gil")" 0.8
+spinpath=$(sql gil.db "SELECT p.path FROM contexts c JOIN context_paths p ON p.id = c.id
+	WHERE c.kind = 'frame' AND c.procedure = 'spin' LIMIT 1")
+note "gil: $spinpath"
+check "gil: a thread's Python frames are under the Python line that started it" \
+	sh -c "echo '$spinpath' | grep -q '<module> > .*py_gil.py:[0-9]* > Thread.start > .* > worker > .* > spin\$'"
+"$CULPRIT" report --summary gil.db > gil.txt
+check "report: the summary names the GIL" grep -q "waiting for the Python GIL" gil.txt
+
+# ---- a multiprocessing pool --------------------------------------------------------
+plain=$("$PY" "$S/py_pool.py" fork)
+for method in fork spawn; do
+	"$CULPRIT" run -q -o pool-$method "$PY" "$S/py_pool.py" $method > pool-$method.out
+	status=$?
+	check "pool ($method): status 0 and the output of a plain run" \
+		[ "$status" = 0 -a "$(cat pool-$method.out)" = "$plain" ]
+	prof pool-$method 2> pool-$method.err
+	# The pool's terminate() sends SIGTERM to workers that may be
+	# writing their files as they exit.
+	check "pool ($method): every process's files are whole" [ ! -s pool-$method.err ]
+	w=$(value pool-$method.db square_sum)
+	all=$(root pool-$method.db work)
+	np=$(sql pool-$method.db "SELECT count(*) FROM processes")
+	note "pool ($method): $np processes, square_sum $w of $all s"
+	check "pool ($method): the workers' Python function has most of the work" \
+		at_least "$(ratio "$w" "$all")" 0.6
+	check "pool ($method): three processes or more" [ "$np" -ge 3 ]
+done
+
+# ---- NumPy under a known line ---------------------------------------------------------
+if "$PY" -c 'import numpy' 2> /dev/null; then
+	"$CULPRIT" run -q -o np "$PY" "$S/py_numpy.py" 1.5
+	prof np
+	at=$(call_line py_numpy.py product)
+	below_line=$(sql np.db "SELECT coalesce(sum(m.inclusive), 0) FROM contexts c JOIN context_metrics m
+		ON m.context_id = c.id WHERE c.kind = 'callsite' AND c.procedure = 'product'
+		AND c.line = $at AND m.metric = 'work' AND m.event = 'cputime'")
+	all=$(root np.db work)
+	note "numpy: $below_line of $all s under py_numpy.py:$at"
+	check "numpy: the matrix product's time is under the Python line that asks for it" \
+		at_least "$(ratio "$below_line" "$all")" 0.6
+	native=$(sql np.db "SELECT count(*) FROM contexts c JOIN context_paths p ON p.id = c.id
+		WHERE c.kind = 'frame' AND (c.module LIKE '%numpy%' OR c.module LIKE '%blas%')
+		AND p.path LIKE '%py_numpy.py:$at >%'")
+	check "numpy: NumPy's native frames are below that line ($native)" [ "$native" -gt 0 ]
+else
+	skip "numpy: python3-numpy is not installed"
+fi
+
+# ---- a CPython the plugin does not read ----------------------------------------------
+"$CULPRIT" run -q -o fake "$PROGRAMS/fake_python" > fake.out 2> fake.err
+status=$?
+check "unknown layout: the program runs as it would" [ "$status" = 0 -a "$(cat fake.out)" = 42 ]
+check "unknown layout: one line says the plugin is off, and why" \
+	sh -c "[ \$(wc -l < fake.err) = 1 ] && grep -q 'CPython 3.99: its frame layout is not one this culprit reads' fake.err"
+note "$(cat fake.err)"
+
+# ---- the layout against the interpreter's own headers -------------------------------
+inc=$("$PY" -c 'import sysconfig; print(sysconfig.get_paths()["include"])')
+if [ -f "$inc/internal/pycore_frame.h" ] && ${CC:-cc} -I"$inc" -I"$srcdir/unwind-plugins/python" \
+	-o py_layout "$S/py_layout.c" 2> layout.err; then
+	./py_layout > layout.txt
+	check "layout.h agrees with $inc's headers" [ $? = 0 ]
+	note "$(cat layout.txt)"
+else
+	skip "layout: no internal headers for $PY (python3-dev)"
+fi
+done_testing
