@@ -49,6 +49,22 @@ static const char *const fold_patterns[] = {
 	"PyRun_*",
 	"_PyRun_*",
 	"PyEval_EvalCode",
+	"pymain_*",
+	"pyrun_*",
+	/* CPython's calls, between a Python line and what it calls: the
+	 * line's frame is the caller (unwind-plugins/python) */
+	"_PyEval_Vector",
+	"_PyEval_EvalFrame",
+	"_PyFunction_Vectorcall",
+	"_PyObject_MakeTpCall",
+	"_PyObject_Call",
+	"_PyObject_CallMethod*",
+	"_PyObject_VectorcallTstate",
+	"_PyObject_FastCall*",
+	"PyObject_Call",
+	"PyObject_Vectorcall*",
+	"PyObject_CallOneArg",
+	"PyObject_CallMethod*",
 };
 
 int fold_frame(const char *procedure)

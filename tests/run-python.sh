@@ -122,7 +122,7 @@ if "$PY" -c 'import numpy' 2> /dev/null; then
 		AND p.path LIKE '%py_numpy.py:$at >%'")
 	check "numpy: NumPy's native frames are below that line ($native)" [ "$native" -gt 0 ]
 else
-	skip "numpy: python3-numpy is not installed"
+	skip "numpy: the matrix product under its line" "python3-numpy is not installed"
 fi
 
 # ---- a CPython the plugin does not read ----------------------------------------------
@@ -141,6 +141,6 @@ if [ -f "$inc/internal/pycore_frame.h" ] && ${CC:-cc} -I"$inc" -I"$srcdir/unwind
 	check "layout.h agrees with $inc's headers" [ $? = 0 ]
 	note "$(cat layout.txt)"
 else
-	skip "layout: no internal headers for $PY (python3-dev)"
+	skip "layout.h against the installed headers" "no internal headers for $PY (python3-dev)"
 fi
 done_testing
