@@ -15,9 +15,11 @@ build=${BUILD:-build}
 # (libclang-rt-14-dev: clang's libFuzzer, for the fuzz targets in CI;
 # strace: the power-loss test follows culprit run's syncs; zstd to
 # openssl: the real-program corpus, tests/run-programs.sh; golang-go: go
-# tool pprof, which reads the pprof export in tests/run-export.sh).
+# tool pprof, which reads the pprof export in tests/run-export.sh;
+# python3-dev, python3-numpy: the Python plugin's tests, tests/run-python.sh).
 packages="build-essential autoconf automake pkg-config libunwind-dev libpfm4-dev
 libdw-dev libelf-dev libsqlite3-dev libncurses-dev libomp-dev sqlite3 python3 xz-utils
+python3-dev python3-numpy
 libprotobuf-c-dev protobuf-c-compiler zlib1g-dev
 clang libclang-rt-14-dev tmux strace zstd pigz lbzip2 stress-ng imagemagick openssl
 golang-go"
