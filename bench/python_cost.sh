@@ -5,8 +5,9 @@
 # plain, under culprit with the plugin, and under culprit with it off
 # (CULPRIT_PYTHON=0, the native frames only).  Prints, per depth, the
 # handler's time per sample (collector:handler_ns / signals) with and
-# without the plugin, the difference per sample, and the wall time of each
-# run against the plain one.  Numbers, not a pass/fail test.
+# without the plugin, the difference per sample, and how much slower the
+# program worked under each (its rounds of work in the same time, against
+# a plain run's).  Numbers, not a pass/fail test.
 #
 # Environment:
 #   CULPRIT_BUILD   build tree holding `culprit` (default: found by walking up)
@@ -50,27 +51,33 @@ per_sample() {
     awk -v h="$h" -v s="$s" 'BEGIN { if (s) printf "%.0f\n", h / s; else print "nan" }'
 }
 
-printf '%6s %10s %10s %10s %10s %10s %10s\n' depth plain_s on_ratio off_ratio on_ns off_ns plugin_ns
+# rounds CMD...: the rounds of work the script reports.
+rounds() {
+    "$@" 2>/dev/null | awk '$1 == "rounds" { print $2 }'
+}
+
+printf '%6s %12s %9s %9s %9s %9s %10s\n' depth plain_rounds on_slow off_slow on_ns off_ns plugin_ns
 for d in $DEPTHS; do
     plain=() on=() off=() on_ns=() off_ns=()
     for r in $(seq "$RUNS"); do
-        plain+=("$(walltime "$PY" "$SCRIPT" "$SECS" "$d")")
+        plain+=("$(rounds "$PY" "$SCRIPT" "$SECS" "$d")")
         rm -rf "$TMP/on" "$TMP/off"
-        on+=("$(walltime "$CULPRIT" run -q -e "CPUTIME@f$FREQ" -o "$TMP/on" "$PY" "$SCRIPT" "$SECS" "$d")")
+        on+=("$(rounds "$CULPRIT" run -q -e "CPUTIME@f$FREQ" -o "$TMP/on" "$PY" "$SCRIPT" "$SECS" "$d")")
         on_ns+=("$(per_sample "$TMP/on")")
-        off+=("$(CULPRIT_PYTHON=0 walltime "$CULPRIT" run -q -e "CPUTIME@f$FREQ" -o "$TMP/off" "$PY" "$SCRIPT" "$SECS" "$d")")
+        off+=("$(CULPRIT_PYTHON=0 rounds "$CULPRIT" run -q -e "CPUTIME@f$FREQ" -o "$TMP/off" "$PY" "$SCRIPT" "$SECS" "$d")")
         off_ns+=("$(per_sample "$TMP/off")")
     done
     p=$(median "${plain[@]}")
     a=$(median "${on_ns[@]}")
     b=$(median "${off_ns[@]}")
-    printf '%6s %10.3f %10.3f %10.3f %10s %10s %10s\n' "$d" "$p" \
-        "$(awk -v x="$(median "${on[@]}")" -v p="$p" 'BEGIN { print x / p }')" \
-        "$(awk -v x="$(median "${off[@]}")" -v p="$p" 'BEGIN { print x / p }')" \
+    printf '%6s %12s %9.3f %9.3f %9s %9s %10s\n' "$d" "$p" \
+        "$(awk -v x="$(median "${on[@]}")" -v p="$p" 'BEGIN { print p / x }')" \
+        "$(awk -v x="$(median "${off[@]}")" -v p="$p" 'BEGIN { print p / x }')" \
         "$a" "$b" "$(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.0f", a - b }')"
 done
 echo
-echo "plain_s: wall seconds without culprit; on_ratio, off_ratio: wall time under"
-echo "culprit with the plugin and with CULPRIT_PYTHON=0, against plain; on_ns, off_ns:"
-echo "the sample handler's time per sample (collector:handler_ns / signals);"
-echo "plugin_ns = on_ns - off_ns: reading the Python frames and rewriting the path."
+echo "plain_rounds: the leaf's rounds of work in ${SECS}s without culprit; on_slow,"
+echo "off_slow: plain rounds over rounds under culprit, with the plugin and with"
+echo "CULPRIT_PYTHON=0 (1.010: 1% slower); on_ns, off_ns: the sample handler's time"
+echo "per sample (collector:handler_ns / signals); plugin_ns = on_ns - off_ns:"
+echo "reading the Python frames and placing them in the path."

@@ -322,7 +322,7 @@ struct culprit_thread {
 	struct culprit_frame *frame;	/* the path being built */
 	uint32_t scratch_cap;		/* entries of raw and of frame */
 	/* The last sample's path, root first, to skip the shared prefix. */
-	uint64_t *prefix_key;		/* address << 1 | exact */
+	uint64_t *prefix_key;		/* prefix_key_of (path.c) */
 	uint32_t *prefix_node;
 	uint32_t prefix_cap;		/* entries of both: max_depth + 1 */
 	uint32_t prefix_len;

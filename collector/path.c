@@ -106,6 +106,18 @@ static uint32_t root_node(struct culprit_thread *t, uint8_t kind, uint64_t key)
 	return kind == MFILE_NODE_ROOT ? 0 : cct_child(&t->cct, 0, kind, 0, 0, key);
 }
 
+/* How the prefix of the last path remembers frame F: its frame word
+ * (native or logical, frame_word), bits 62 and 63 flipped when it is the
+ * exact instruction, so that the four kinds never meet (native addresses
+ * are below 2^47, logical namespaces below 64); ~0 for a marker, which
+ * ends a prefix. */
+static uint64_t prefix_key_of(const struct culprit_frame *f)
+{
+	if (f->kind != MFILE_NODE_FRAME && f->kind != MFILE_NODE_LOGICAL)
+		return ~0ull;
+	return frame_word(f) ^ ((f->flags & MFILE_NODE_EXACT) ? 3ull << 62 : 0);
+}
+
 /* Inserts PATH below its root and returns the leaf node, or CCT_NONE when
  * the tree is full.  The previous sample's path is remembered root first;
  * the part the two share is not looked up again.  async-signal-safe. */
@@ -121,9 +133,8 @@ static uint32_t insert_path(struct culprit_thread *t, const struct culprit_path 
 	if (t->prefix_root == root && t->prefix_map_gen == gen) {
 		uint32_t lim = n < t->prefix_len ? n : t->prefix_len;
 		while (j < lim) {
-			const struct culprit_frame *f = &path->frame[n - 1 - j];
-			uint64_t key = f->addr << 1 | (f->flags & MFILE_NODE_EXACT);
-			if (f->kind != MFILE_NODE_FRAME || t->prefix_key[j] != key)
+			uint64_t key = prefix_key_of(&path->frame[n - 1 - j]);
+			if (key == ~0ull || t->prefix_key[j] != key)
 				break;
 			node = t->prefix_node[j++];
 		}
@@ -137,11 +148,7 @@ static uint32_t insert_path(struct culprit_thread *t, const struct culprit_path 
 			return CCT_NONE;
 		}
 		if (j < t->prefix_cap) {
-			/* Only native frames are remembered: plugin frames may
-			 * differ in ways the address does not show. */
-			t->prefix_key[j] = f->kind == MFILE_NODE_FRAME
-					   ? (f->addr << 1 | (f->flags & MFILE_NODE_EXACT))
-					   : ~0ull;
+			t->prefix_key[j] = prefix_key_of(f);
 			t->prefix_node[j] = node;
 		}
 	}

@@ -55,7 +55,7 @@ struct culprit_frame {
 
 /* Namespaces of logical frames (struct culprit_frame's module). */
 #define CULPRIT_LOGICAL_PYTHON 1	/* CPython frames: unwind-plugins/python */
-#define CULPRIT_LOGICAL_NAMESPACES 127
+#define CULPRIT_LOGICAL_NAMESPACES 63	/* namespaces are below 64 */
 /* Logical keys fit in 56 bits: records keep a frame in one word. */
 #define CULPRIT_LOGICAL_KEY_BITS 56
 
