@@ -351,7 +351,7 @@ enum dbr_activity {
 	DBR_ACT_WORK,		/* the program's own work */
 	DBR_ACT_OVERHEAD,	/* work in a context classified as overhead */
 	DBR_ACT_IDLE,		/* + cause (CAUSE_* order of schema.h): an idle worker */
-	DBR_ACT_MEASUREMENT = DBR_ACT_IDLE + 7,	/* culprit's own work */
+	DBR_ACT_MEASUREMENT = DBR_ACT_IDLE + 8,	/* culprit's own work */
 	DBR_ACTIVITIES
 };
 /* "work", "overhead", "idle:barrier", ... "measurement". */

@@ -72,8 +72,12 @@ gil=$(root gil.db idleness:gil)
 r=$(ratio "$gil" "$work")
 note "gil: work $work s, idleness:gil $gil s ($r of the work)"
 # Two threads of Python: while one runs, the other waits for the GIL.
+# Less on a busy machine: a waiter woken to take the GIL is runnable, not
+# idle, until a CPU is free for it (0.82 to 0.95 with another process
+# busy beside the test; 0.98 to 1.0 on a quiet machine).
 check "gil: the GIL's idleness is about the work, one thread waiting while one runs ($r)" \
-	within "$r" 1 0.3 0
+	at_least "$r" 0.5
+check "gil: ... and not more than the work ($r)" below "$r" 1.15
 spin_gil=$(value gil.db spin idleness:gil)
 check "gil: it is blamed on the Python code that held the GIL (spin: $spin_gil of $gil s)" \
 	at_least "$(ratio "$spin_gil" "$gil")" 0.8
@@ -84,6 +88,13 @@ check "gil: a thread's Python frames are under the Python line that started it" 
 	sh -c "echo '$spinpath' | grep -q '<module> > .*py_gil.py:[0-9]* > Thread.start > .* > worker > .* > spin\$'"
 "$CULPRIT" report --summary gil.db > gil.txt
 check "report: the summary names the GIL" grep -q "waiting for the Python GIL" gil.txt
+# Wall-clock samples see the waiting thread: the timeline marks its waits.
+"$CULPRIT" run -q -e REALTIME@2ms -o gilw "$PY" "$S/py_gil.py" 1
+prof gilw
+waits=$(sql gilw.db "SELECT count(*) FROM trace WHERE state = 'idle:gil'")
+check "gil: the trace has the waits for the GIL ($waits samples)" [ "$waits" -gt 50 ]
+"$CULPRIT" report --timeline gilw.db > tl.txt
+check "report --timeline: g marks them" grep -q '|.*g.*|' tl.txt
 
 # ---- a multiprocessing pool --------------------------------------------------------
 plain=$("$PY" "$S/py_pool.py" fork)

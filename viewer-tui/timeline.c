@@ -143,7 +143,7 @@ static char type_letter(const char *name)
 	} known[] = {
 		{ "scheduling", 'S' }, { "synchronization", 'Y' }, { "task-creation", 'T' },
 		{ "work-sharing", 'W' }, { "parallel-region", 'P' }, { "loop-scheduling", 'L' },
-		{ "runtime", 'R' },
+		{ "runtime", 'R' }, { "interpreter", 'I' },
 	};
 	for (size_t i = 0; i < sizeof known / sizeof *known; i++)
 		if (strcmp(name, known[i].name) == 0)
