@@ -91,13 +91,14 @@ static void unwind_creation(struct culprit_thread *t, const struct culprit_ctx *
 	}
 	struct culprit_frame *f = t->frame;
 	void **raw = t->raw;
-	u->complete = !cur && n < cap && n > 0 && culprit_unwind_is_root(t, (uintptr_t)raw[n - 1]);
+	int whole = n < depth && n > 0 && culprit_unwind_is_root(t, (uintptr_t)raw[n - 1]);
+	u->complete = !cur && n < cap && whole;
 	memset(raw, 0, (size_t)n * sizeof *raw);
 	/* An interpreter's frames as the functions it runs (plugins): a
 	 * record keeps them as they are now. */
 	if (plugins_rewrite()) {
 		struct culprit_path path = { .frame = f, .n = n, .max = (int)t->scratch_cap };
-		end = plugins_logical_frames(&path, end, cur ? 1 : u->complete);
+		end = plugins_logical_frames(&path, end, whole);
 		n = path.n;
 	}
 

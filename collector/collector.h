@@ -443,7 +443,7 @@ HIDDEN int scratch_reserve(struct culprit_thread *t, uint32_t need);
 /* Called from the SIGSEGV/SIGBUS handler: if the fault happened while this
  * thread was unwinding, abandons the unwind (does not return).
  * async-signal-safe. */
-HIDDEN void culprit_unwind_fault(void);
+HIDDEN void culprit_unwind_fault(const void *uc);
 HIDDEN void culprit_unwind_process_init(void);
 /* Whether IP is the outermost frame of a complete unwind of T.
  * async-signal-safe. */
@@ -549,11 +549,12 @@ HIDDEN void plugins_fork_child(void);
 /* Whether some plugin's runtime has tasks queued.  async-signal-safe. */
 HIDDEN int plugins_tasks_pending(void);
 /* Whether a plugin taking part rewrites native frames into logical ones,
- * and the rewrite (plugin.h, logical_frames) of the thread's own frames
- * PATH[0..B): the frames after B move along.  Returns the new B.
+ * and the rewrite (plugin.h, logical_frames) of the thread's current
+ * work's frames PATH[0..B): the frames after B move along.  WHOLE: the
+ * path reaches the thread's first frame.  Returns the new B.
  * async-signal-safe. */
 HIDDEN int plugins_rewrite(void);
-HIDDEN int plugins_logical_frames(struct culprit_path *path, int b, int complete);
+HIDDEN int plugins_logical_frames(struct culprit_path *path, int b, int whole);
 
 /* Snapshot of the worker counts. */
 struct worker_counts {

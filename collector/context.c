@@ -155,7 +155,8 @@ unsigned culprit_ctx_flags(const struct culprit_ctx *ctx)
 /* async-signal-safe */
 uint64_t culprit_ctx_site(const struct culprit_ctx *ctx)
 {
-	return ctx && ctx->nframes ? ctx->frame[0] : 0;
+	/* A logical frame is no call's return address. */
+	return ctx && ctx->nframes && !(ctx->frame[0] & FRAME_WORD_LOGICAL) ? ctx->frame[0] : 0;
 }
 
 /* async-signal-safe */

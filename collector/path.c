@@ -272,9 +272,8 @@ uint32_t path_sample_node(struct culprit_thread *t, const ucontext_t *uc, int ou
 	}
 	/* An interpreter's frames as the functions it runs (plugins). */
 	if (plugins_rewrite()) {
-		int own = b >= 0 ? b : path.n;
-		int complete = ctx ? b >= 0 : status == UNWIND_COMPLETE;
-		own = plugins_logical_frames(&path, own, complete);
+		int own = plugins_logical_frames(&path, b >= 0 ? b : path.n,
+						 status == UNWIND_COMPLETE);
 		if (b >= 0)
 			b = own;
 	}

@@ -107,18 +107,27 @@ int plugins_rewrite(void)
 }
 
 /* async-signal-safe */
-int plugins_logical_frames(struct culprit_path *path, int b, int complete)
+int plugins_logical_frames(struct culprit_path *path, int b, int whole)
 {
 	/* The frames past B wait at the far end of the scratch. */
 	int tail = path->n - b;
 	int cap = path->max - tail;
 	if (tail < 0 || cap < b)
 		return b;
-	memmove(path->frame + cap, path->frame + b, (size_t)tail * sizeof *path->frame);
+	struct culprit_frame *beyond = path->frame + cap;
+	memmove(beyond, path->frame + b, (size_t)tail * sizeof *path->frame);
+	int n = b;
 	for (int i = 0; i < nactive; i++)
 		if (active[i]->logical_frames)
-			b = active[i]->logical_frames(path->frame, b, cap, complete);
-	memmove(path->frame + b, path->frame + cap, (size_t)tail * sizeof *path->frame);
-	path->n = b + tail;
-	return b;
+			n = active[i]->logical_frames(path->frame, n, cap, beyond, tail, whole);
+	/* Logical frames as records keep them (frame_word): a key wider
+	 * than the contract would be one frame here and another there. */
+	for (int i = 0; i < n; i++)
+		if (path->frame[i].kind == MFILE_NODE_LOGICAL) {
+			path->frame[i].addr &= (1ull << CULPRIT_LOGICAL_KEY_BITS) - 1;
+			path->frame[i].module &= CULPRIT_LOGICAL_NAMESPACES;
+		}
+	memmove(path->frame + n, beyond, (size_t)tail * sizeof *path->frame);
+	path->n = n + tail;
+	return n;
 }

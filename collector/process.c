@@ -293,12 +293,6 @@ void culprit_process_finish(uint32_t reason, int status)
 		 * to write. */
 		return;
 	}
-	int expected = 0;
-	if (!atomic_compare_exchange_strong(&culprit_process.finishing, &expected, 1)) {
-		wait_for_finisher();
-		return;
-	}
-	atomic_store(&culprit_process.finisher, culprit_gettid());
 	/* Signals sent to end the process wait until the files are written:
 	 * one that came meanwhile (a multiprocessing pool's terminate() as
 	 * its worker exits) would find this thread the finisher, and end the
@@ -308,6 +302,13 @@ void culprit_process_finish(uint32_t reason, int status)
 	for (size_t i = 0; i < sizeof faults / sizeof *faults; i++)
 		sigdelset(&block, faults[i]);
 	syscall(SYS_rt_sigprocmask, SIG_BLOCK, &block, &old, (size_t)_NSIG / 8);
+	int expected = 0;
+	if (!atomic_compare_exchange_strong(&culprit_process.finishing, &expected, 1)) {
+		syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old, NULL, (size_t)_NSIG / 8);
+		wait_for_finisher();
+		return;
+	}
+	atomic_store(&culprit_process.finisher, culprit_gettid());
 	if (reason != MFILE_END_SIGNAL)
 		plugins_fini();
 

@@ -98,7 +98,7 @@ static void terminating_handler(int sig, siginfo_t *info, void *uc)
 	int saved = errno;
 
 	if (always_ours(sig))
-		culprit_unwind_fault();	/* returns only if the fault was not ours */
+		culprit_unwind_fault(uc);	/* returns only if the fault was not ours */
 
 	struct sigaction *sa = &shadow[sig];
 	if (is_handler(sa)) {

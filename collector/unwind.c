@@ -30,7 +30,10 @@
 #include "collector.h"
 
 #include <libunwind.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include <ucontext.h>
 
 #define SKIP_MAX 16	/* handler frames above the interrupted one */
@@ -130,12 +133,18 @@ void culprit_unwind_thread_init(struct culprit_thread *t, int is_main)
 }
 
 /* async-signal-safe */
-void culprit_unwind_fault(void)
+void culprit_unwind_fault(const void *ucv)
 {
 	struct culprit_thread *t = culprit_thread_self();
 
 	if (t && t->in_unwind) {
 		t->in_unwind = 0;
+		/* The fault handler runs with nearly every signal blocked,
+		 * and the jump leaves it without the kernel restoring the
+		 * mask: put back the one the fault interrupted.  (A guarded
+		 * read may run outside any handler, as a capture does.) */
+		const ucontext_t *uc = ucv;
+		syscall(SYS_rt_sigprocmask, SIG_SETMASK, &uc->uc_sigmask, NULL, (size_t)_NSIG / 8);
 		siglongjmp(t->unwind_jmp, 1);
 	}
 }

@@ -243,11 +243,13 @@ struct culprit_plugin {
 	 * they run (an interpreter's evaluation loop into the functions it
 	 * evaluates), using at most CAP entries; returns the new count.  The
 	 * frames are the thread's own, on its stack now: in its sample
-	 * handler, or as it creates work (a capture).  COMPLETE: they reach
-	 * out to where the thread's own work began (else only the innermost
-	 * are there).  Called for the frames of the thread's own work, not
-	 * those a record of its creation supplies. */
-	int (*logical_frames)(struct culprit_frame *frame, int n, int cap, int complete);
+	 * handler, or as it creates work (a capture).  They are those of the
+	 * thread's current work; BEYOND[0..NBEYOND) are the frames on its
+	 * stack past them (a runtime's, out to where the thread began), not
+	 * to be rewritten but there to be counted.  WHOLE: the two reach the
+	 * thread's first frame (else the stack goes on past them). */
+	int (*logical_frames)(struct culprit_frame *frame, int n, int cap,
+			      const struct culprit_frame *beyond, int nbeyond, int whole);
 };
 
 #define CULPRIT_PLUGIN(ops)                                                  \

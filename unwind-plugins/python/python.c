@@ -33,7 +33,9 @@
 #include "mfile_format.h"
 #include "plugin.h"
 
+#define UNW_LOCAL_ONLY
 #include <dlfcn.h>
+#include <libunwind.h>
 #include <link.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -59,7 +61,8 @@ struct code_slot {
 };
 
 struct line_slot {
-	uint64_t ident;		/* 0: free (idents are never 0 here) */
+	uintptr_t code;		/* 0: free */
+	uint64_t ident;		/* code objects of one ident differ in lines */
 	int32_t lasti;
 	uint32_t line;
 };
@@ -77,6 +80,7 @@ struct py_thread {
 	int nw;
 	int gend[WALK_MAX];		/* where each group ends (split_groups) */
 	int ngroups;
+	int cut;			/* the walk stopped before the chain's end */
 	int max;			/* frames to read this time */
 };
 
@@ -84,6 +88,14 @@ static const struct py_layout *L;
 static uintptr_t runtime;		/* &_PyRuntime */
 static uintptr_t eval_lo, eval_hi;	/* _PyEval_EvalFrameDefault's code */
 static uintptr_t code_type, str_type;	/* &PyCode_Type, &PyUnicode_Type */
+/* Parts of the evaluation loop a compiler moved out of it (GCC's
+ * _PyEval_EvalFrameDefault.cold), which have no symbol of their own. */
+#define COLD_MAX 4
+static struct {
+	uintptr_t lo, hi;
+} cold[COLD_MAX];
+static int ncold;
+#define COLD_BRANCHES 16	/* branches from the loop that make a part its own */
 
 static __thread struct py_thread *py_self __attribute__((tls_model("initial-exec")));
 
@@ -177,16 +189,19 @@ static uint64_t ident_of(const char *name, size_t nlen, const char *file, size_t
 static void name_once(struct py_thread *pt, uint64_t ident, const char *name, size_t nlen,
 		      const char *file, size_t flen, int32_t first)
 {
-	size_t i = (size_t)(ident * 0x9e3779b97f4a7c15ull >> 40) % NAMED_SLOTS;
+	size_t start = (size_t)(ident * 0x9e3779b97f4a7c15ull >> 40) % NAMED_SLOTS, i = start;
 	for (size_t k = 0; k < 8; k++, i = (i + 1) % NAMED_SLOTS) {
 		if (pt->named[i] == ident + 1)
 			return;
 		if (!pt->named[i])
 			break;
 	}
+	/* A full run of probes: one of them, inside the run, gives way. */
+	if (pt->named[i])
+		i = (start + (ident & 7)) % NAMED_SLOTS;
 	if (culprit_logical_name(CULPRIT_LOGICAL_PYTHON, LINE_BITS, ident, name, nlen, file, flen,
 				 first > 0 ? (uint32_t)first : 0) == 0)
-		pt->named[i] = ident + 1;	/* a full probe run overwrites */
+		pt->named[i] = ident + 1;
 }
 
 /* The ident of code object CODE (its type checked), named if new. */
@@ -232,9 +247,9 @@ static unsigned read_varint(const uint8_t **p, const uint8_t *end)
  * signed varint, 15 has no line.  0: none. */
 static uint32_t line_of(uintptr_t code, int32_t lasti)
 {
-	int32_t line = load_i32(code + L->code_firstlineno);
+	int64_t line = load_i32(code + L->code_firstlineno);
 	if (lasti < 0)
-		return line > 0 ? (uint32_t)line : 0;
+		return line > 0 && line <= LINE_MAX_KEPT ? (uint32_t)line : 0;
 	uintptr_t table = load_ptr(code + L->code_linetable);
 	int64_t size = *(const int64_t *)(table + L->bytes_size);
 	if (size <= 0 || size > LINETABLE_MAX)
@@ -248,12 +263,13 @@ static uint32_t line_of(uintptr_t code, int32_t lasti)
 		const uint8_t *q = p + 1;
 		if (kind == 13 || kind == 14) {
 			unsigned u = read_varint(&q, end);
-			line += (u & 1) ? -(int32_t)(u >> 1) : (int32_t)(u >> 1);
+			line += (u & 1) ? -(int64_t)(u >> 1) : (int64_t)(u >> 1);
 		} else if (kind == 11 || kind == 12) {
-			line += (int32_t)kind - 10;
+			line += (int64_t)kind - 10;
 		}
 		if (lasti < next)
-			return kind == 15 || line <= 0 ? 0 : (uint32_t)line;
+			return kind == 15 || line <= 0 ? 0 : line > LINE_MAX_KEPT ? LINE_MAX_KEPT
+										 : (uint32_t)line;
 		at = next;
 		/* On to the next entry's first byte. */
 		for (p++; p < end && !(*p & 128); p++)
@@ -269,14 +285,12 @@ static uint32_t frame_line(struct py_thread *pt, uintptr_t frame, uintptr_t code
 	int64_t units = ((int64_t)prev - (int64_t)(code + L->code_instructions)) / 2;
 	int32_t lasti = units < -1 ? -1 : units > INT32_MAX ? INT32_MAX : (int32_t)units;
 	struct line_slot *s =
-		&pt->line[(ident * 0x9e3779b97f4a7c15ull ^ (uint64_t)lasti * 0xc2b2ae3d27d4eb4full) >>
-			  54 & (LINE_SLOTS - 1)];
-	if (s->ident == ident && s->lasti == lasti)
+		&pt->line[((uint64_t)code * 0x9e3779b97f4a7c15ull ^
+			   (uint64_t)lasti * 0xc2b2ae3d27d4eb4full) >> 54 & (LINE_SLOTS - 1)];
+	if (s->code == code && s->ident == ident && s->lasti == lasti)
 		return s->line;
 	uint32_t line = line_of(code, lasti);
-	if (line > LINE_MAX_KEPT)
-		line = LINE_MAX_KEPT;
-	*s = (struct line_slot){ ident, lasti, line };
+	*s = (struct line_slot){ code, ident, lasti, line };
 	return line;
 }
 
@@ -300,19 +314,35 @@ static void walk(void *arg)
 	for (; f && pt->nw < pt->max; f = load_ptr(f + L->frame_previous)) {
 		uintptr_t code = load_ptr(f + L->frame_code);
 		uint64_t ident = code_ident(pt, code);
-		uint32_t line = ident == UNKNOWN_IDENT ? 0 : frame_line(pt, f, code, ident);
+		uint32_t line = 0;
+		if (ident != UNKNOWN_IDENT)
+			line = frame_line(pt, f, code, ident);
+		else
+			name_once(pt, UNKNOWN_IDENT, "<python ?>", 10, "", 0, 0);
 		struct walked *w = &pt->w[pt->nw];
 		w->key = ident << LINE_BITS | line;
 		w->entry = *(const uint8_t *)(f + L->frame_is_entry) != 0;
 		pt->nw++;
 	}
+	pt->cut = f != 0;	/* the chain goes on past what was read */
 }
 
 /* ---- the rewrite ---------------------------------------------------------- */
 
+/* Whether F is a frame of the evaluation loop: its own code, or the
+ * parts of it a compiler moved away (find_cold).  A return address may
+ * be just past its call, the function's last instruction. */
 static int is_eval(const struct culprit_frame *f)
 {
-	return f->kind == MFILE_NODE_FRAME && f->addr - eval_lo < eval_hi - eval_lo;
+	if (f->kind != MFILE_NODE_FRAME)
+		return 0;
+	uintptr_t pc = f->addr - !(f->flags & MFILE_NODE_EXACT);
+	if (pc - eval_lo < eval_hi - eval_lo)
+		return 1;
+	for (int i = 0; i < ncold; i++)
+		if (pc - cold[i].lo < cold[i].hi - cold[i].lo)
+			return 1;
+	return 0;
 }
 
 /* Splits PT->w into groups, one per evaluation loop call, innermost
@@ -336,25 +366,30 @@ static int group(const struct py_thread *pt, int number, int *first, int *end)
 	return 1;
 }
 
-static int logical_frames(struct culprit_frame *frame, int n, int cap, int complete)
+static int logical_frames(struct culprit_frame *frame, int n, int cap,
+			  const struct culprit_frame *beyond, int nbeyond, int whole)
 {
 	struct py_thread *pt = py_self;
 	if (!pt)
 		return n;
-	int evals = 0;
+	int evals = 0, outer = 0;
 	for (int i = 0; i < n; i++)
 		evals += is_eval(&frame[i]);
 	if (!evals)
 		return n;
+	for (int i = 0; i < nbeyond; i++)
+		outer += is_eval(&beyond[i]);
 	pt->nw = 0;
 	pt->max = cap - n < WALK_MAX ? cap - n : WALK_MAX;
 	if (pt->max <= 0 || culprit_guarded(walk, pt) < 0 || !pt->nw)
 		return n;
-	/* Match evaluation loop calls to groups: from the outermost when the
-	 * frames reach the thread's start (an innermost call just entered or
-	 * about to leave may have no group yet), else from the innermost. */
+	/* Match evaluation loop calls to groups.  With the whole stack and
+	 * the whole chain, from the outermost: an innermost call just entered
+	 * or about to leave may have no group yet, and the calls past these
+	 * frames (a runtime's, under Python) take the outer groups.  Else from
+	 * the innermost, as far as they go. */
 	split_groups(pt);
-	int shift = complete ? pt->ngroups - evals : 0;
+	int shift = whole && !pt->cut ? pt->ngroups - evals - outer : 0;
 	int total = n, e = 0, first, end;
 	for (int i = 0; i < n; i++) {
 		if (!is_eval(&frame[i]))
@@ -374,20 +409,97 @@ static int logical_frames(struct culprit_frame *frame, int n, int cap, int compl
 			frame[--out] = frame[i];
 			continue;
 		}
-		for (int k = end - 1; k >= first; k--) {
-			/* The innermost frame of a group runs its line
-			 * when its evaluation loop was interrupted. */
-			int exact = i == 0 && k == first;
+		/* The innermost frame of a group runs its line when its
+		 * evaluation loop was interrupted. */
+		uint8_t exact = frame[i].flags & MFILE_NODE_EXACT;
+		for (int k = end - 1; k >= first; k--)
 			frame[--out] = (struct culprit_frame){
 				pt->w[k].key, CULPRIT_LOGICAL_PYTHON, MFILE_NODE_LOGICAL,
-				(uint8_t)(exact ? MFILE_NODE_EXACT : 0)
+				(uint8_t)(k == first ? exact : 0)
 			};
-		}
 	}
 	return total;
 }
 
 /* ---- set-up ------------------------------------------------------------- */
+
+/* The executable segment holding ADDR: [*LO, *HI). */
+struct segment_query {
+	uintptr_t addr, lo, hi;
+};
+
+static int find_segment(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct segment_query *q = arg;
+	(void)size;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uintptr_t lo = info->dlpi_addr + ph->p_vaddr, hi = lo + ph->p_memsz;
+		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X) && q->addr - lo < hi - lo) {
+			q->lo = lo;
+			q->hi = hi;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* Finds the parts of the evaluation loop that GCC moved out of it
+ * (_PyEval_EvalFrameDefault.cold, in Debian's optimised build: some 13 KB
+ * reached by hundreds of branches, with calls that run Python again).
+ * They have unwind entries but no symbol, so they are found by the
+ * branches: every jmp or jcc with a 32-bit offset in the loop's code
+ * whose target is outside it, inside an unwind entry of the same
+ * executable segment but not at its start (a tail call goes to a
+ * function's start).  Entries that many branches reach are the loop's
+ * own; bytes that only look like a branch land anywhere. */
+static void find_cold(void)
+{
+	struct segment_query q = { eval_lo, 0, 0 };
+	if (!dl_iterate_phdr(find_segment, &q))
+		return;
+	struct {
+		uintptr_t lo, hi;
+		unsigned hits;
+	} seen[32];
+	int nseen = 0;
+	const uint8_t *code = (const uint8_t *)eval_lo;
+	for (uintptr_t at = 0; at + 6 <= eval_hi - eval_lo; at++) {
+		int32_t rel;
+		uintptr_t next;
+		if (code[at] == 0xe9) {
+			memcpy(&rel, code + at + 1, 4);
+			next = eval_lo + at + 5;
+		} else if (code[at] == 0x0f && (code[at + 1] & 0xf0) == 0x80) {
+			memcpy(&rel, code + at + 2, 4);
+			next = eval_lo + at + 6;
+		} else {
+			continue;
+		}
+		uintptr_t target = next + (intptr_t)rel;
+		if (target - eval_lo < eval_hi - eval_lo || target - q.lo >= q.hi - q.lo)
+			continue;
+		int k = 0;
+		while (k < nseen && !(target - seen[k].lo < seen[k].hi - seen[k].lo))
+			k++;
+		if (k == nseen) {
+			unw_proc_info_t pi;
+			if (nseen == 32 ||
+			    unw_get_proc_info_by_ip(unw_local_addr_space, target, &pi, NULL) < 0 ||
+			    pi.start_ip == target || pi.end_ip <= pi.start_ip)
+				continue;
+			seen[nseen].lo = pi.start_ip;
+			seen[nseen].hi = pi.end_ip;
+			seen[nseen++].hits = 0;
+		}
+		seen[k].hits++;
+	}
+	for (int k = 0; k < nseen && ncold < COLD_MAX; k++)
+		if (seen[k].hits >= COLD_BRANCHES) {
+			cold[ncold].lo = seen[k].lo;
+			cold[ncold++].hi = seen[k].hi;
+		}
+}
 
 /* The address and size of symbol NAME, or 0. */
 static uintptr_t symbol(const char *name, size_t *size)
@@ -454,6 +566,7 @@ static int py_init(void)
 		return 0;
 	}
 	eval_hi = eval_lo + eval_size;
+	find_cold();
 	/* A thread that waits for the GIL (its mutex or conditions) is
 	 * idle for it, and the thread holding it is blamed. */
 	culprit_wait_cause((const void *)(runtime + L->runtime_gil), L->gil_size, CULPRIT_IDLE_GIL);
@@ -471,7 +584,16 @@ static void py_thread_end(void)
 {
 	struct py_thread *pt = py_self;
 	py_self = NULL;		/* a sample from here on reads nothing */
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	culprit_unmap(pt, sizeof *pt);
+}
+
+/* A fork's child writes files of its own: the functions named in its
+ * parent are named again. */
+static void py_fork_child(void)
+{
+	if (py_self)
+		memset(py_self->named, 0, sizeof py_self->named);
 }
 
 static const struct culprit_plugin python_plugin = {
@@ -480,6 +602,7 @@ static const struct culprit_plugin python_plugin = {
 	.init = py_init,
 	.thread_begin = py_thread_begin,
 	.thread_end = py_thread_end,
+	.fork_child = py_fork_child,
 	.logical_frames = logical_frames,
 };
 CULPRIT_PLUGIN(python_plugin);
