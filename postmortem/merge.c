@@ -343,8 +343,10 @@ static uint32_t frame_contexts(struct ctree *t, uint32_t parent, const struct ex
 	intern_result(t, r);
 
 	if (r->frame[0].unnamed && pend && pend_module == mod && !exact) {
-		/* Between folded frames of its module (CPython's start-up):
-		 * internals of what was folded, folded with it. */
+		/* Right below a folded frame of its module: internals of
+		 * what was folded (CPython's start-up, pymain_run_python
+		 * between Py_RunMain and _PyRun_AnyFileObject; its calls'
+		 * plumbing), folded with it.  Sampled there, it is not. */
 		*pending = (struct fold_pending){ fold_append(t, pend, r->frame[0].id_procedure), mod };
 		return parent;
 	}
