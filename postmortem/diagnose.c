@@ -23,6 +23,7 @@ enum diagnosis {
 	DIAG_TOO_FINE,
 	DIAG_INEFFICIENT,
 	DIAG_CONTENTION,
+	DIAG_GIL,
 };
 
 static const char *const diag_name[] = {
@@ -31,6 +32,7 @@ static const char *const diag_name[] = {
 	[DIAG_TOO_FINE] = "too fine-grained",
 	[DIAG_INEFFICIENT] = "inefficient parallelization",
 	[DIAG_CONTENTION] = "lock contention",
+	[DIAG_GIL] = "GIL-bound",
 };
 
 static const char *const diag_advice[] = {
@@ -44,6 +46,8 @@ static const char *const diag_advice[] = {
 			     "and overhead",
 	/* diagnose_event names the lock and the site when the waits do. */
 	[DIAG_CONTENTION] = "contention: shorter critical sections or finer locks",
+	[DIAG_GIL] = "one Python thread runs at a time: processes (multiprocessing), or the "
+		     "work in code that releases the GIL (NumPy, a C extension)",
 };
 
 /* Problems of one kind explain each other in the list: a serial phase is
@@ -175,6 +179,7 @@ struct part {
 	double ovh;
 	double serial;		/* idleness:serial and :barrier: others waited for it */
 	double lock;		/* idleness:lock: others waited for a lock */
+	double gil;		/* idleness:gil: others waited for CPython's GIL */
 };
 
 struct candidate {
@@ -187,7 +192,7 @@ struct candidate {
 
 /* The metric indices of one event. */
 struct ev_metrics {
-	uint32_t effort, idle, ovh, serial, barrier, lock, join;
+	uint32_t effort, idle, ovh, serial, barrier, lock, join, gil;
 };
 
 static double waste(const struct part *p)
@@ -212,9 +217,11 @@ static uint8_t judge(const struct part *p, double total, const struct diag_thres
 		return DIAG_TOO_FINE;
 	if (!hi)
 		return DIAG_NONE;
-	/* Others waited mostly for locks while it ran. */
+	/* Others waited mostly for locks while it ran, or for the GIL. */
 	if (p->lock > 0.5 * p->idle)
 		return DIAG_CONTENTION;
+	if (p->gil > 0.5 * p->idle)
+		return DIAG_GIL;
 	/* Outside every parallel construct: only first threads ran it, and
 	 * its idleness is mostly workers with no parallel work at all, or
 	 * waiting for it to get somewhere (an OpenMP single, the serial step
@@ -226,14 +233,14 @@ static uint8_t judge(const struct part *p, double total, const struct diag_thres
 static void get_part(const struct ctree *t, uint32_t node, const struct ev_metrics *m, int excl,
 		     struct part *p)
 {
-	const uint32_t id[7] = { m->effort, m->idle, m->ovh, m->serial, m->barrier, m->lock,
-				 m->join };
-	double v[7];
-	for (int k = 0; k < 7; k++) {
+	const uint32_t id[8] = { m->effort, m->idle, m->ovh, m->serial, m->barrier, m->lock,
+				 m->join, m->gil };
+	double v[8];
+	for (int k = 0; k < 8; k++) {
 		const struct ctx_stat *st = id[k] == CTX_NONE ? NULL : ctree_stat(t, node, id[k]);
 		v[k] = !st ? 0 : excl ? st->excl : st->incl;
 	}
-	*p = (struct part){ v[0], v[1] - v[6], v[2], v[3] + v[4], v[5] };
+	*p = (struct part){ v[0], v[1] - v[6], v[2], v[3] + v[4], v[5], v[7] };
 }
 
 /* Fills C (t->n) for one event: each program frame's parts and their
@@ -262,6 +269,7 @@ static void judge_all(const struct ctree *t, const struct shape *s, const struct
 		to->ovh += x.ovh;
 		to->serial += x.serial;
 		to->lock += x.lock;
+		to->gil += x.gil;
 	}
 	for (uint32_t i = 0; i < t->n; i++) {
 		int first_only = !ctree_secondary(t, i);
@@ -587,7 +595,8 @@ static void judge_event(const struct ctree *t, const struct shape *s, uint32_t e
 		return;
 	struct ev_metrics m = { d->effort, d->idleness, d->overhead,
 				find_metric(t, ev, CAUSE_SERIAL), find_metric(t, ev, CAUSE_BARRIER),
-				find_metric(t, ev, CAUSE_LOCK), find_metric(t, ev, CAUSE_JOIN) };
+				find_metric(t, ev, CAUSE_LOCK), find_metric(t, ev, CAUSE_JOIN),
+				find_metric(t, ev, CAUSE_GIL) };
 
 	struct walk w = { .t = t, .s = s };
 	w.c = xcalloc(t->n + 1, sizeof *w.c);

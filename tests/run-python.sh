@@ -88,6 +88,12 @@ check "gil: a thread's Python frames are under the Python line that started it" 
 	sh -c "echo '$spinpath' | grep -q '<module> > .*py_gil.py:[0-9]* > Thread.start > .* > worker > .* > spin\$'"
 "$CULPRIT" report --summary gil.db > gil.txt
 check "report: the summary names the GIL" grep -q "waiting for the Python GIL" gil.txt
+# Three threads: two wait for the GIL while one runs, the main thread
+# waits to join them.  The diagnosis names the GIL.
+"$CULPRIT" run -q -o gil3 "$PY" "$S/py_gil.py" 1 3
+prof gil3
+"$CULPRIT" report --diagnose gil3.db > diag.txt
+check "report --diagnose: spin is GIL-bound" grep -q '^ 1\. GIL-bound: spin ' diag.txt
 # Wall-clock samples see the waiting thread: the timeline marks its waits.
 "$CULPRIT" run -q -e REALTIME@2ms -o gilw "$PY" "$S/py_gil.py" 1
 prof gilw

@@ -1,5 +1,6 @@
-# py_gil.py - two threads of pure Python, which only one at a time can run
-# (the GIL): each waits for it about as long as the other runs.
+# py_gil.py - threads of pure Python (two, or argv[2]), which only one at
+# a time can run (the GIL): with two, each waits for it about as long as
+# the other runs.
 import sys
 import threading
 import time
@@ -19,7 +20,8 @@ def worker(seconds):
 
 
 seconds = float(sys.argv[1]) if len(sys.argv) > 1 else 1.5
-threads = [threading.Thread(target=worker, args=(seconds,)) for _ in range(2)]
+count = int(sys.argv[2]) if len(sys.argv) > 2 else 2
+threads = [threading.Thread(target=worker, args=(seconds,)) for _ in range(count)]
 for t in threads:
     t.start()
 for t in threads:
