@@ -24,9 +24,9 @@ def spin(seconds):
 
 def broken_caller(work):
     caller = sys._getframe(1)
-    # CPython 3.11: PyFrameObject.f_frame, then _PyInterpreterFrame.f_code.
+    # PyFrameObject.f_frame, then _PyInterpreterFrame.f_code (3.11, 3.12).
     frame = ctypes.c_void_p.from_address(id(caller) + 24).value
-    code = ctypes.c_void_p.from_address(frame + 32)
+    code = ctypes.c_void_p.from_address(frame + (32 if sys.version_info < (3, 12) else 0))
     saved = code.value
     code.value = 0x10
     try:

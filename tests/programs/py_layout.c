@@ -8,6 +8,9 @@
 #include <Python.h>
 #include <internal/pycore_frame.h>
 #include <internal/pycore_runtime.h>
+#if PY_MINOR_VERSION >= 12
+#include <internal/pycore_interp.h>
+#endif
 
 #include <stddef.h>
 #include <stdio.h>
@@ -34,10 +37,21 @@ int main(void)
 		printf("layout.h has no CPython %d.%d\n", PY_MAJOR_VERSION, PY_MINOR_VERSION);
 		return 77;
 	}
+#if PY_MINOR_VERSION == 11
 	same("_PyRuntime.gilstate.autoTSSkey", offsetof(_PyRuntimeState, gilstate.autoTSSkey),
 	     l->runtime_tss_key);
-	same("Py_tss_t._key", offsetof(Py_tss_t, _key), 4);
 	same("_PyRuntime.ceval.gil", offsetof(_PyRuntimeState, ceval.gil), l->runtime_gil);
+	same("_PyInterpreterFrame.is_entry", offsetof(_PyInterpreterFrame, is_entry),
+	     l->frame_is_entry);
+#else
+	same("_PyRuntime.autoTSSkey", offsetof(_PyRuntimeState, autoTSSkey), l->runtime_tss_key);
+	same("_PyRuntime._main_interpreter._gil",
+	     offsetof(_PyRuntimeState, _main_interpreter) + offsetof(PyInterpreterState, _gil),
+	     l->runtime_gil);
+	same("_PyInterpreterFrame.owner", offsetof(_PyInterpreterFrame, owner), l->frame_owner);
+	same("FRAME_OWNED_BY_CSTACK", FRAME_OWNED_BY_CSTACK, l->owner_cstack);
+#endif
+	same("Py_tss_t._key", offsetof(Py_tss_t, _key), 4);
 	same("sizeof gil", sizeof(struct _gil_runtime_state), l->gil_size);
 	same("PyThreadState.cframe", offsetof(PyThreadState, cframe), l->tstate_cframe);
 	same("_PyCFrame.current_frame", offsetof(_PyCFrame, current_frame), l->cframe_current);
@@ -46,8 +60,6 @@ int main(void)
 	     l->frame_previous);
 	same("_PyInterpreterFrame.prev_instr", offsetof(_PyInterpreterFrame, prev_instr),
 	     l->frame_prev_instr);
-	same("_PyInterpreterFrame.is_entry", offsetof(_PyInterpreterFrame, is_entry),
-	     l->frame_is_entry);
 	same("PyCodeObject.co_firstlineno", offsetof(PyCodeObject, co_firstlineno),
 	     l->code_firstlineno);
 	same("PyCodeObject.co_filename", offsetof(PyCodeObject, co_filename), l->code_filename);

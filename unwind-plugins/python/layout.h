@@ -24,6 +24,12 @@
  *   str objects                     compact: the characters follow the
  *                                   header (ASCII after PyASCIIObject,
  *                                   others after PyCompactUnicodeObject)
+ *
+ * 3.12: the thread states' key is _PyRuntime.autoTSSkey and the GIL the
+ * main interpreter's own (_PyRuntime._main_interpreter._gil); frames lost
+ * is_entry: each evaluation loop call puts a shim frame of its own
+ * (owner FRAME_OWNED_BY_CSTACK) past its outermost one, and the code
+ * object's fields moved.
  */
 #ifndef CULPRIT_PYTHON_LAYOUT_H
 #define CULPRIT_PYTHON_LAYOUT_H
@@ -39,8 +45,12 @@ struct py_layout {
 	/* PyThreadState, _PyCFrame */
 	uint32_t tstate_cframe;
 	uint32_t cframe_current;
-	/* _PyInterpreterFrame */
+	/* _PyInterpreterFrame: the outermost frame of an evaluation loop
+	 * call is marked is_entry (3.11), or followed by a shim frame whose
+	 * owner is owner_cstack (3.12) */
 	uint32_t frame_code, frame_previous, frame_prev_instr, frame_is_entry;
+	uint32_t frame_owner, owner_cstack;
+	uint8_t entry_by_owner;
 	/* PyCodeObject */
 	uint32_t code_firstlineno, code_filename, code_qualname, code_linetable;
 	uint32_t code_instructions;
@@ -63,6 +73,18 @@ static const struct py_layout py_layouts[] = {
 		.ob_type = 8, .bytes_size = 16, .bytes_data = 32,
 		.str_length = 16, .str_state = 32,
 		.str_ascii_data = 48, .str_compact_data = 72,
+	},
+	{
+		.major = 3, .minor = 12,
+		.runtime_tss_key = 1544, .runtime_gil = 76392 + 1040, .gil_size = 208,
+		.tstate_cframe = 56, .cframe_current = 0,
+		.frame_code = 0, .frame_previous = 8, .frame_prev_instr = 56,
+		.frame_owner = 70, .owner_cstack = 3, .entry_by_owner = 1,
+		.code_firstlineno = 68, .code_filename = 112, .code_qualname = 128,
+		.code_linetable = 136, .code_instructions = 192,
+		.ob_type = 8, .bytes_size = 16, .bytes_data = 32,
+		.str_length = 16, .str_state = 32,
+		.str_ascii_data = 40, .str_compact_data = 56,
 	},
 };
 

@@ -1,16 +1,19 @@
 /* python.c - CPython's functions in the logical call path.
  *
  * CPython runs Python code in _PyEval_EvalFrameDefault: one native frame
- * for however many Python functions call each other in it (3.11 calls
+ * for however many Python functions call each other in it (3.11 on calls
  * Python from Python without recursing in C).  Each thread keeps its
  * Python frames in a chain of _PyInterpreterFrame records, innermost
  * first, from its PyThreadState; the outermost frame of each evaluation
- * loop call is marked is_entry.  So the chain splits into groups, one per
- * _PyEval_EvalFrameDefault frame on the native stack, in the same order,
- * and a sample's path is rewritten by putting each group's Python frames
- * where its evaluation loop's native frame was: C called from Python sits
- * under the Python line that called it, Python called back from C under
- * the C frame that called it.
+ * loop call is marked is_entry (3.11) or followed by a shim frame (3.12).
+ * So the chain splits into groups, one per _PyEval_EvalFrameDefault
+ * frame on the native stack, in the same order, and a sample's path is
+ * rewritten by putting each group's Python frames where its evaluation
+ * loop's native frame was: C called from Python sits under the Python
+ * line that called it, Python called back from C under the C frame that
+ * called it.  Groups are matched from the outermost when the whole stack
+ * and the whole chain were read (a call just entered or about to leave
+ * has a native frame but no group yet), else from the innermost.
  *
  * Everything at sample time is async-signal-safe and never calls into the
  * interpreter.  The thread state comes from its pthread key (whose value
@@ -22,7 +25,8 @@
  * file and first line are copied once and named (culprit_logical_name)
  * under an ident, a hash of the three, that means the same function in
  * every thread and process.  A frame's line is the instruction it runs,
- * looked up in its code's line table, remembered by (ident, instruction).
+ * looked up in its code's line table, remembered by (code object,
+ * instruction).
  * A frame whose code cannot be read is <python ?>; a chain that cannot be
  * read leaves the sample's native frames as they were.
  *
@@ -311,7 +315,18 @@ static void walk(void *arg)
 	uintptr_t ts = thread_state();
 	uintptr_t cframe = ts ? load_ptr(ts + L->tstate_cframe) : 0;
 	uintptr_t f = cframe ? load_ptr(cframe + L->cframe_current) : 0;
-	for (; f && pt->nw < pt->max; f = load_ptr(f + L->frame_previous)) {
+	/* Bounded in steps too: shims are not kept, and a damaged chain
+	 * may loop. */
+	for (int steps = 0; f && pt->nw < pt->max && steps < 2 * WALK_MAX;
+	     f = load_ptr(f + L->frame_previous), steps++) {
+		if (L->entry_by_owner &&
+		    *(const uint8_t *)(f + L->frame_owner) == L->owner_cstack) {
+			/* An evaluation loop call's shim: the frame before
+			 * it was the call's outermost. */
+			if (pt->nw)
+				pt->w[pt->nw - 1].entry = 1;
+			continue;
+		}
 		uintptr_t code = load_ptr(f + L->frame_code);
 		uint64_t ident = code_ident(pt, code);
 		uint32_t line = 0;
@@ -321,7 +336,7 @@ static void walk(void *arg)
 			name_once(pt, UNKNOWN_IDENT, "<python ?>", 10, "", 0, 0);
 		struct walked *w = &pt->w[pt->nw];
 		w->key = ident << LINE_BITS | line;
-		w->entry = *(const uint8_t *)(f + L->frame_is_entry) != 0;
+		w->entry = !L->entry_by_owner && *(const uint8_t *)(f + L->frame_is_entry) != 0;
 		pt->nw++;
 	}
 	pt->cut = f != 0;	/* the chain goes on past what was read */
@@ -555,8 +570,8 @@ static int py_init(void)
 	code_type = symbol("PyCode_Type", NULL);
 	str_type = symbol("PyUnicode_Type", NULL);
 	if (!L) {
-		culprit_log("CPython %u.%u: its frame layout is not one this culprit reads (3.11); "
-			    "Python frames are off (native frames only)", major, minor);
+		culprit_log("CPython %u.%u: its frame layout is not one this culprit reads (3.11, "
+			    "3.12); Python frames are off (native frames only)", major, minor);
 		return 0;
 	}
 	if (!eval_size || !runtime || runtime_size < L->runtime_tss_key + 8 || !code_type ||
