@@ -10,7 +10,7 @@ have sqlite3 || skip_all "the sqlite3 program is not installed"
 PY=${CULPRIT_TEST_PYTHON:-/usr/bin/python3}
 [ -x "$PY" ] || PY=$(command -v python3) || skip_all "no python3"
 version=$("$PY" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
-case $version in 3.11|3.12) ;; *) skip_all "python3 is $version; the plugin reads 3.11 and 3.12" ;; esac
+case $version in 3.11|3.12|3.13) ;; *) skip_all "python3 is $version; the plugin reads 3.11 to 3.13" ;; esac
 S="$srcdir/tests/programs"
 call_line() {
 	grep -n "# call: $2\$" "$S/$1" | cut -d: -f1

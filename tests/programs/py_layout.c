@@ -44,6 +44,10 @@ int main(void)
 	same("_PyInterpreterFrame.is_entry", offsetof(_PyInterpreterFrame, is_entry),
 	     l->frame_is_entry);
 #else
+#if PY_MINOR_VERSION >= 13
+	same("PyThreadState.current_frame", offsetof(PyThreadState, current_frame), l->tstate_cframe);
+	same("current frame in the thread state", 1, l->frame_in_tstate);
+#endif
 	same("_PyRuntime.autoTSSkey", offsetof(_PyRuntimeState, autoTSSkey), l->runtime_tss_key);
 	same("_PyRuntime._main_interpreter._gil",
 	     offsetof(_PyRuntimeState, _main_interpreter) + offsetof(PyInterpreterState, _gil),
@@ -53,13 +57,20 @@ int main(void)
 #endif
 	same("Py_tss_t._key", offsetof(Py_tss_t, _key), 4);
 	same("sizeof gil", sizeof(struct _gil_runtime_state), l->gil_size);
+#if PY_MINOR_VERSION < 13
 	same("PyThreadState.cframe", offsetof(PyThreadState, cframe), l->tstate_cframe);
 	same("_PyCFrame.current_frame", offsetof(_PyCFrame, current_frame), l->cframe_current);
 	same("_PyInterpreterFrame.f_code", offsetof(_PyInterpreterFrame, f_code), l->frame_code);
-	same("_PyInterpreterFrame.previous", offsetof(_PyInterpreterFrame, previous),
-	     l->frame_previous);
 	same("_PyInterpreterFrame.prev_instr", offsetof(_PyInterpreterFrame, prev_instr),
 	     l->frame_prev_instr);
+#else
+	same("_PyInterpreterFrame.f_executable", offsetof(_PyInterpreterFrame, f_executable),
+	     l->frame_code);
+	same("_PyInterpreterFrame.instr_ptr", offsetof(_PyInterpreterFrame, instr_ptr),
+	     l->frame_prev_instr);
+#endif
+	same("_PyInterpreterFrame.previous", offsetof(_PyInterpreterFrame, previous),
+	     l->frame_previous);
 	same("PyCodeObject.co_firstlineno", offsetof(PyCodeObject, co_firstlineno),
 	     l->code_firstlineno);
 	same("PyCodeObject.co_filename", offsetof(PyCodeObject, co_filename), l->code_filename);

@@ -30,6 +30,11 @@
  * is_entry: each evaluation loop call puts a shim frame of its own
  * (owner FRAME_OWNED_BY_CSTACK) past its outermost one, and the code
  * object's fields moved.
+ *
+ * 3.13: no _PyCFrame: PyThreadState.current_frame is the innermost frame;
+ * a frame's code is f_executable and its instruction instr_ptr (the one
+ * running, where 3.12's prev_instr was the one before the next: the same
+ * line either way).
  */
 #ifndef CULPRIT_PYTHON_LAYOUT_H
 #define CULPRIT_PYTHON_LAYOUT_H
@@ -42,9 +47,11 @@ struct py_layout {
 	uint32_t runtime_tss_key;	/* the Py_tss_t of thread states */
 	uint32_t runtime_gil;		/* struct _gil_runtime_state */
 	uint32_t gil_size;
-	/* PyThreadState, _PyCFrame */
+	/* PyThreadState, _PyCFrame (FRAME_IN_TSTATE: tstate_cframe is the
+	 * offset of the thread state's own current frame) */
 	uint32_t tstate_cframe;
 	uint32_t cframe_current;
+	uint8_t frame_in_tstate;
 	/* _PyInterpreterFrame: the outermost frame of an evaluation loop
 	 * call is marked is_entry (3.11), or followed by a shim frame whose
 	 * owner is owner_cstack (3.12) */
@@ -82,6 +89,18 @@ static const struct py_layout py_layouts[] = {
 		.frame_owner = 70, .owner_cstack = 3, .entry_by_owner = 1,
 		.code_firstlineno = 68, .code_filename = 112, .code_qualname = 128,
 		.code_linetable = 136, .code_instructions = 192,
+		.ob_type = 8, .bytes_size = 16, .bytes_data = 32,
+		.str_length = 16, .str_state = 32,
+		.str_ascii_data = 40, .str_compact_data = 56,
+	},
+	{
+		.major = 3, .minor = 13,
+		.runtime_tss_key = 2160, .runtime_gil = 88352 + 7752, .gil_size = 208,
+		.tstate_cframe = 72, .frame_in_tstate = 1,
+		.frame_code = 0, .frame_previous = 8, .frame_prev_instr = 56,
+		.frame_owner = 70, .owner_cstack = 3, .entry_by_owner = 1,
+		.code_firstlineno = 68, .code_filename = 112, .code_qualname = 128,
+		.code_linetable = 136, .code_instructions = 200,
 		.ob_type = 8, .bytes_size = 16, .bytes_data = 32,
 		.str_length = 16, .str_state = 32,
 		.str_ascii_data = 40, .str_compact_data = 56,

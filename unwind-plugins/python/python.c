@@ -313,8 +313,13 @@ static void walk(void *arg)
 {
 	struct py_thread *pt = arg;
 	uintptr_t ts = thread_state();
-	uintptr_t cframe = ts ? load_ptr(ts + L->tstate_cframe) : 0;
-	uintptr_t f = cframe ? load_ptr(cframe + L->cframe_current) : 0;
+	uintptr_t f = 0;
+	if (ts && L->frame_in_tstate) {
+		f = load_ptr(ts + L->tstate_cframe);
+	} else if (ts) {
+		uintptr_t cframe = load_ptr(ts + L->tstate_cframe);
+		f = cframe ? load_ptr(cframe + L->cframe_current) : 0;
+	}
 	/* Bounded in steps too: shims are not kept, and a damaged chain
 	 * may loop. */
 	for (int steps = 0; f && pt->nw < pt->max && steps < 2 * WALK_MAX;
@@ -570,8 +575,8 @@ static int py_init(void)
 	code_type = symbol("PyCode_Type", NULL);
 	str_type = symbol("PyUnicode_Type", NULL);
 	if (!L) {
-		culprit_log("CPython %u.%u: its frame layout is not one this culprit reads (3.11, "
-			    "3.12); Python frames are off (native frames only)", major, minor);
+		culprit_log("CPython %u.%u: its frame layout is not one this culprit reads "
+			    "(3.11 to 3.13); Python frames are off (native frames only)", major, minor);
 		return 0;
 	}
 	if (!eval_size || !runtime || runtime_size < L->runtime_tss_key + 8 || !code_type ||
