@@ -3,9 +3,10 @@
  * CPython's internal structures change with every minor version and are
  * not part of its API, so the plugin reads them by offsets known for each
  * version it supports, and for any other version stays off (python.c
- * says so in one line).  The offsets are those of x86-64 release builds;
- * tests/python_layout.c checks them against the installed interpreter's
- * own headers where python3-dev is there.
+ * says so in one line).  The offsets are those of x86-64 release builds
+ * with the GIL; tests/programs/py_layout.c, run by tests/run-python.sh,
+ * checks them against the interpreter's own headers where they are
+ * installed (python3-dev).
  *
  * 3.11 (Debian 12):
  *   _PyRuntime.gilstate.autoTSSkey  the pthread key of each thread's

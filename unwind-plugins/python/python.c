@@ -5,7 +5,7 @@
  * Python from Python without recursing in C).  Each thread keeps its
  * Python frames in a chain of _PyInterpreterFrame records, innermost
  * first, from its PyThreadState; the outermost frame of each evaluation
- * loop call is marked is_entry (3.11) or followed by a shim frame (3.12).
+ * loop call is marked is_entry (3.11) or followed by a shim frame (3.12 on).
  * So the chain splits into groups, one per _PyEval_EvalFrameDefault
  * frame on the native stack, in the same order, and a sample's path is
  * rewritten by putting each group's Python frames where its evaluation
