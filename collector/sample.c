@@ -32,6 +32,7 @@ const char *const culprit_column_names[COLS_PER_EVENT] = {
 	[COL_IDLE_CAUSE + CULPRIT_IDLE_SLEEP] = "idleness:sleep",
 	[COL_IDLE_CAUSE + CULPRIT_IDLE_IO] = "idleness:io",
 	[COL_IDLE_CAUSE + CULPRIT_IDLE_GIL] = "idleness:gil",
+	[COL_IDLE_CAUSE + CULPRIT_IDLE_MPI] = "idleness:mpi",
 	[COL_MEASUREMENT] = "measurement",
 };
 
@@ -65,6 +66,8 @@ static void blame(double *m, uint64_t value, const struct worker_counts *n, int 
 	uint32_t cpus = culprit_config.cpus;
 	uint32_t free_cpus = !cpus ? UINT32_MAX : working < cpus ? cpus - working : 0;
 	for (int c = 0; c < CULPRIT_IDLE_CAUSES; c++) {
+		if (c == CULPRIT_IDLE_MPI)
+			continue;	/* other ranks' doing, not this process's */
 		uint32_t idle = n->idle[c] + (pending > 0 ? 0 : n->waiting[c]);
 		if (c == CULPRIT_IDLE_JOIN && idle > free_cpus)
 			idle = free_cpus;

@@ -68,7 +68,8 @@ int culprit_block_begin(struct culprit_block *w, enum culprit_block_kind kind,
 	 * runtime locks and sleeps in its own way, and says so itself. */
 	if (!t || !culprit_config.waits || culprit_measuring ||
 	    atomic_load_explicit(&t->state, memory_order_relaxed) != THREAD_LIVE ||
-	    workers_state(t, NULL) != CULPRIT_WORKING || !workers_by_default(t))
+	    workers_state(t, NULL) != CULPRIT_WORKING ||
+	    (!workers_by_default(t) && kind != CULPRIT_BLOCK_MPI))
 		return 0;
 	for (int i = 0; i < ncause_ranges; i++)
 		if ((uintptr_t)object - cause_range[i].lo < cause_range[i].size)

@@ -41,8 +41,13 @@ static void program_stem(char *out, size_t size)
 	const char *base = strrchr(culprit_process.exe, '/');
 	size_t n = 0;
 
+	/* An MPI rank's files share the directory with other ranks', on
+	 * other hosts whose pids may be the same: the rank comes first,
+	 * which is also how its `culprit run` finds its own. */
+	if (culprit_process.mpi_rank >= 0)
+		n = culprit_format(out, size, "r%d-", (int)culprit_process.mpi_rank);
 	base = base ? base + 1 : culprit_process.exe;
-	for (; *base && n + 1 < size && n < 40; base++) {
+	for (size_t k = 0; *base && n + 1 < size && k < 40; base++, k++) {
 		char c = *base;
 		int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
 			 (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';

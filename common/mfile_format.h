@@ -251,7 +251,8 @@ enum mfile_trace_state {
 	MFILE_TRACE_IDLE = 1,		/* 1 + cause: an idle worker (idleness:<cause>) */
 	MFILE_TRACE_MEASUREMENT = 8,	/* in culprit's own work */
 	MFILE_TRACE_IDLE_GIL = 9,	/* idle, waiting for CPython's GIL (minor 5) */
-	MFILE_TRACE_STATE_MAX = 9
+	MFILE_TRACE_IDLE_MPI = 10,	/* idle, in a blocking MPI call (minor 5) */
+	MFILE_TRACE_STATE_MAX = 10
 };
 /* Idle states by cause (plugin.h's enum culprit_idle_cause): 1 + cause for
  * the first seven, then from 9 on, past the measurement's 8. */
@@ -264,7 +265,7 @@ static inline uint32_t mfile_trace_idle_state(uint32_t cause)
 static inline int mfile_trace_is_idle(uint32_t state)
 {
 	return (state >= MFILE_TRACE_IDLE && state < MFILE_TRACE_MEASUREMENT) ||
-	       state == MFILE_TRACE_IDLE_GIL;
+	       state == MFILE_TRACE_IDLE_GIL || state == MFILE_TRACE_IDLE_MPI;
 }
 #define MFILE_TRACE_STATE_MASK 0x0fu
 #define MFILE_TRACE_HAS_NODE 0x10u

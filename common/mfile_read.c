@@ -970,6 +970,8 @@ const char *mfile_trace_state_name(uint32_t state)
 	};
 	if (state == MFILE_TRACE_IDLE_GIL)
 		return "idle:gil";
+	if (state == MFILE_TRACE_IDLE_MPI)
+		return "idle:mpi";
 	if (state == MFILE_TRACE_WORK)
 		return "work";
 	if (state == MFILE_TRACE_MEASUREMENT)

@@ -344,6 +344,37 @@ struct dbr_task_type {
 int dbr_task_types(struct dbr *r, struct dbr_task_type **out, size_t *count);
 void dbr_task_types_free(struct dbr_task_type *t, size_t count);
 
+/* ---- ranks.c: an MPI run's ranks ------------------------------------------- */
+
+/* A rank: the processes with one MPI rank, and its totals for an event. */
+struct dbr_rank {
+	int rank;
+	char *hosts;		/* the hosts its processes ran on, comma-separated */
+	int processes, threads;
+	double work, idleness, effort;	/* sums over its threads */
+	double mpi_wait;	/* its threads' own time in blocking MPI calls */
+	double waited;		/* its threads' own time idle, every cause */
+};
+/* Every rank, by number; none (0) in a run that was not MPI. */
+int dbr_ranks(struct dbr *r, const char *event, struct dbr_rank **out, size_t *count);
+void dbr_ranks_free(struct dbr_rank *x, size_t count);
+
+/* A frame's own work over RANKS ranks (a rank that never ran it counts as
+ * zero): mean, min, max, stddev, the rank with the most, and the
+ * imbalance, RANKS (max - mean): what a barrier after it would make the
+ * ranks wait in all. */
+struct dbr_rank_spread {
+	int64_t context;
+	char *procedure, *file;
+	int line;
+	double mean, min, max, stddev, imbalance;
+	int slowest;
+};
+/* The frames that have work, most imbalanced first. */
+int dbr_rank_spread(struct dbr *r, const char *event, int ranks, struct dbr_rank_spread **out,
+		    size_t *count);
+void dbr_rank_spread_free(struct dbr_rank_spread *x, size_t count);
+
 /* ---- timeline.c: the samples over time (schema 8 on) ------------------------ */
 
 /* What a thread was doing in a stretch of time, by the samples in it. */
@@ -351,7 +382,7 @@ enum dbr_activity {
 	DBR_ACT_WORK,		/* the program's own work */
 	DBR_ACT_OVERHEAD,	/* work in a context classified as overhead */
 	DBR_ACT_IDLE,		/* + cause (CAUSE_* order of schema.h): an idle worker */
-	DBR_ACT_MEASUREMENT = DBR_ACT_IDLE + 8,	/* culprit's own work */
+	DBR_ACT_MEASUREMENT = DBR_ACT_IDLE + 9,	/* culprit's own work */
 	DBR_ACTIVITIES
 };
 /* "work", "overhead", "idle:barrier", ... "measurement". */

@@ -91,6 +91,7 @@
 #define CAUSE_SLEEP		"idleness:sleep"	/* asleep */
 #define CAUSE_IO		"idleness:io"		/* blocked in I/O (--io-idle) */
 #define CAUSE_GIL		"idleness:gil"		/* waiting for CPython's GIL */
+#define CAUSE_MPI		"idleness:mpi"		/* in a blocking MPI call */
 /* thread_metrics only: the event's value in the thread's own samples
  * while it was idle (a wall-clock event sees it), by cause (schema 4 on). */
 #define MET_WAITED		"waited"

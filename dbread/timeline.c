@@ -9,7 +9,7 @@
 
 static const char *const cause_state[] = {
 	"idle:serial", "idle:barrier", "idle:lock", "idle:taskwait",
-	"idle:join", "idle:sleep", "idle:io", "idle:gil",
+	"idle:join", "idle:sleep", "idle:io", "idle:gil", "idle:mpi",
 };
 #define NCAUSES (sizeof cause_state / sizeof cause_state[0])
 

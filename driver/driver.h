@@ -42,12 +42,30 @@ struct run_health {
 	unsigned long long unfinished;	/* processes whose files are snapshots */
 };
 
+/* launch.c: culprit run as one rank of an MPI launch (mpirun, srun),
+ * from the launcher's variables: its rank (-1: not one) and the launch's
+ * job id ("" when none is known). */
+struct launch {
+	int rank;
+	const char *rank_var;	/* the variable that said it */
+	char job[96];
+};
+/* Fills L; returns whether this is a rank. */
+int launch_detect(struct launch *l);
+/* Makes the output directory DIR that the launch's ranks share, or finds
+ * it made by another of them.  Returns 0, or -1 after saying why. */
+int launch_make_output(const struct launch *l, const char *dir);
+/* Whether file NAME of the directory is this rank's (every file, when
+ * not a rank). */
+int launch_owns(const struct launch *l, const char *name);
+
 /* Removes the space the collector set aside for process files (hidden
  * *.process.spare files) that processes killed before their end left in
- * DIR. */
-void run_remove_spares(const char *dir);
-/* Reads what the measurement files in DIR say went wrong. */
-void run_health_read(const char *dir, struct run_health *h);
+ * DIR; only OWNER's (NULL: all). */
+void run_remove_spares(const char *dir, const struct launch *owner);
+/* Reads what the measurement files in DIR (OWNER's, NULL: all) say went
+ * wrong. */
+void run_health_read(const char *dir, const struct launch *owner, struct run_health *h);
 /* The problems, "3 of 540 samples dropped; 1 thread files missing", or
  * "" when there were none. */
 void run_health_text(const struct run_health *h, char *out, size_t size);

@@ -230,8 +230,11 @@ void directory_safe_name(const char *name, char *out, size_t size)
 	out[n] = 0;
 }
 
-/* How many process and thread files DIR holds.  Returns 0, or -1 if it
- * cannot be read. */
+/* This `culprit run` as an MPI rank (launch.c): rank -1 when it is not. */
+static struct launch launch;
+
+/* How many process and thread files DIR holds (this rank's, under an MPI
+ * launch).  Returns 0, or -1 if it cannot be read. */
 static int count_files(const char *dir, int *procs, int *threads)
 {
 	DIR *d = opendir(dir);
@@ -241,6 +244,8 @@ static int count_files(const char *dir, int *procs, int *threads)
 		return -1;
 	while ((e = readdir(d))) {
 		size_t n = strlen(e->d_name);
+		if (!launch_owns(&launch, e->d_name))
+			continue;
 		if (n > 8 && strcmp(e->d_name + n - 8, ".process") == 0)
 			(*procs)++;
 		else if (n > 7 && strcmp(e->d_name + n - 7, ".thread") == 0)
@@ -256,6 +261,9 @@ static int count_files(const char *dir, int *procs, int *threads)
  * Returns 0 or prints why not and returns -1. */
 static int make_output(const char *dir, int chosen)
 {
+	/* The ranks of an MPI launch share the directory they were given. */
+	if (chosen && launch.rank >= 0)
+		return launch_make_output(&launch, dir);
 	if (mkdir(dir, 0700) == 0)
 		return 0;
 	if (errno == EEXIST)
@@ -606,7 +614,7 @@ static void report_measurements(const char *abs, const char *dir, int code, int 
 				const struct run_info *info)
 {
 	int procs, threads;
-	run_remove_spares(abs);
+	run_remove_spares(abs, &launch);
 	if (count_files(abs, &procs, &threads) < 0) {
 		/* Removed or made unreadable while the program ran: the
 		 * collector could not write (and said so), and nothing is
@@ -622,7 +630,10 @@ static void report_measurements(const char *abs, const char *dir, int code, int 
 			msg_warn("no measurements were written (a statically linked program, "
 				 "or one killed by SIGKILL in its first second?)");
 	} else {
-		if (run_info_write(abs, info) < 0)
+		/* One run file for the launch: its first rank's. */
+		if (launch.rank > 0)
+			;
+		else if (run_info_write(abs, info) < 0)
 			msg_warn("cannot write the run's wall-clock and CPU time into %s: %s "
 				 "(culprit prof takes them from the measurements)", dir,
 				 strerror(errno));
@@ -630,10 +641,13 @@ static void report_measurements(const char *abs, const char *dir, int code, int 
 		 * with -q, as a warning. */
 		struct run_health h;
 		char lost[512];
-		run_health_read(abs, &h);
+		run_health_read(abs, &launch, &h);
 		run_health_text(&h, lost, sizeof lost);
-		char *line = xasprintf("measurements of %d process%s and %d thread%s in %s%s%s",
-				       procs, procs == 1 ? "" : "es", threads,
+		char rank[40] = "";
+		if (launch.rank >= 0)
+			snprintf(rank, sizeof rank, "MPI rank %d: ", launch.rank);
+		char *line = xasprintf("%smeasurements of %d process%s and %d thread%s in %s%s%s",
+				       rank, procs, procs == 1 ? "" : "es", threads,
 				       threads == 1 ? "" : "s", dir, lost[0] ? "; " : "", lost);
 		if (run_health_serious(&h))
 			msg_warn("%s", line);
@@ -666,8 +680,12 @@ static void start_run_info(const struct run_options *o, struct run_info *info)
 	char host[64] = "host";
 	memset(info, 0, sizeof *info);
 	gethostname(host, sizeof host - 1);
-	snprintf(info->experiment, sizeof info->experiment, "%s-%d-%lld", host, (int)getpid(),
-		 (long long)time(NULL));
+	/* The ranks of an MPI launch are one run: one experiment. */
+	if (launch.rank >= 0 && launch.job[0])
+		snprintf(info->experiment, sizeof info->experiment, "mpi-%s", launch.job);
+	else
+		snprintf(info->experiment, sizeof info->experiment, "%s-%d-%lld", host,
+			 (int)getpid(), (long long)time(NULL));
 	if (o->label)
 		snprintf(info->label, sizeof info->label, "%s", o->label);
 	info->threads = o->threads ? o->threads : run_info_threads(getenv("OMP_NUM_THREADS"));
@@ -746,6 +764,7 @@ int cmd_run(int argc, char **argv)
 	}
 	if (!o.program_argv)
 		return msg_usage("run", "no program given (see culprit run --help)");
+	launch_detect(&launch);
 	status = prepare_run(&o, &plan);
 	if (status != EXIT_OK)
 		return status;

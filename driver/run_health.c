@@ -27,19 +27,20 @@ static int ends_with(const char *s, const char *tail)
 	return n > k && strcmp(s + n - k, tail) == 0;
 }
 
-void run_remove_spares(const char *dir)
+void run_remove_spares(const char *dir, const struct launch *owner)
 {
 	DIR *d = opendir(dir);
 	if (!d)
 		return;
 	struct dirent *e;
 	while ((e = readdir(d)))
-		if (e->d_name[0] == '.' && ends_with(e->d_name, ".process.spare"))
+		if (e->d_name[0] == '.' && ends_with(e->d_name, ".process.spare") &&
+		    (!owner || launch_owns(owner, e->d_name)))
 			unlinkat(dirfd(d), e->d_name, 0);
 	closedir(d);
 }
 
-void run_health_read(const char *dir, struct run_health *h)
+void run_health_read(const char *dir, const struct launch *owner, struct run_health *h)
 {
 	memset(h, 0, sizeof *h);
 	DIR *d = opendir(dir);
@@ -49,7 +50,8 @@ void run_health_read(const char *dir, struct run_health *h)
 	uint64_t expected = 0, found = 0;
 	while ((e = readdir(d))) {
 		int thread = ends_with(e->d_name, ".thread");
-		if (!thread && !ends_with(e->d_name, ".process"))
+		if ((!thread && !ends_with(e->d_name, ".process")) ||
+		    (owner && !launch_owns(owner, e->d_name)))
 			continue;
 		char *path = xasprintf("%s/%s", dir, e->d_name);
 		struct mfile *mf;

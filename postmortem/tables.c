@@ -446,6 +446,9 @@ static const char *const descriptions[][2] = {
 	{ CAUSE_IO, "idleness while threads were blocked in I/O (culprit run --io-idle)" },
 	{ CAUSE_GIL, "idleness while Python threads waited for the global interpreter lock: "
 		     "blamed on the code that held it" },
+	{ CAUSE_MPI, "a rank's threads waiting in blocking MPI calls for other ranks (their own "
+		     "time, in thread_metrics' waited:mpi; culprit report --by-rank weighs it "
+		     "against the ranks' imbalance)" },
 	{ MET_OVERHEAD, "work in the parallel runtime rather than the program: instructions "
 			"tagged or matched by an overhead rule" },
 	{ MET_USEFUL, "work minus overhead: the program's own computation" },

@@ -29,7 +29,7 @@
 
 /* enum culprit_block_kind (unwind-plugins/plugin.h), by number. */
 static const char *const kind_name[] = { NULL, "mutex", "rwlock", "semaphore", "condition",
-					 "barrier", "join", "sleep", "io" };
+					 "barrier", "join", "sleep", "io", "mpi" };
 #define NKINDS (sizeof kind_name / sizeof *kind_name)
 
 /* The cause a wait counted as: its column's name, "idleness:CAUSE". */

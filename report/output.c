@@ -17,14 +17,16 @@ static size_t safe_length(const char *s)
 	return n;
 }
 
-void put_safe(const char *s, int width)
+int put_safe(const char *s, int width)
 {
-	if (width > 3 && safe_length(s) > (size_t)width) {
+	size_t n = safe_length(s);
+	if (width > 3 && n > (size_t)width) {
 		fput_safe(stdout, s, (size_t)width - 3);
 		fputs("...", stdout);
-		return;
+		return width;
 	}
 	fput_safe(stdout, s, 0);
+	return (int)n;
 }
 
 void put_csv(const char *s)

@@ -23,6 +23,7 @@ static const char report_usage[] =
 	"                      [--format=text|csv] DB\n"
 	"       culprit report --scaling [--predict=P,...] [--event=E] [--format=text|csv] DB\n"
 	"       culprit report --tasks [--format=text|csv] DB\n"
+	"       culprit report --by-rank [--event=E] [--format=text|csv] DB\n"
 	"\n"
 	"Prints the profile in database DB (made by `culprit prof`).\n"
 	"\n"
@@ -50,6 +51,9 @@ static const char report_usage[] =
 	"  --tasks            OpenMP tasks by the line that creates them, run by run:\n"
 	"                     how many, their sizes and the waits before them, with\n"
 	"                     log2 histograms of both\n"
+	"  --by-rank          an MPI run's ranks: each one's work and time waiting in\n"
+	"                     MPI for the others, and the frames whose work differs\n"
+	"                     most between ranks, with the slowest rank\n"
 	"  --from=S, --to=S   timeline: the range, in seconds since the run started\n"
 	"  --width=N          timeline: columns of time (default 76; csv 100)\n"
 	"  --event=E          the event to show (default: the first, e.g. cputime)\n"
@@ -68,7 +72,7 @@ static const char report_usage[] =
 
 enum view {
 	VIEW_TOPDOWN, VIEW_CALLERS, VIEW_FLAT, VIEW_DIAGNOSE, VIEW_SUMMARY, VIEW_WAITS,
-	VIEW_BY_PARALLELISM, VIEW_TIMELINE, VIEW_SCALING, VIEW_TASKS
+	VIEW_BY_PARALLELISM, VIEW_TIMELINE, VIEW_SCALING, VIEW_TASKS, VIEW_RANKS
 };
 
 struct options {
@@ -167,6 +171,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{ "scaling", no_argument, NULL, 's' },
 		{ "predict", required_argument, NULL, 'p' },
 		{ "tasks", no_argument, NULL, 'k' },
+		{ "by-rank", no_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -200,6 +205,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		case 'T': o->view = VIEW_TIMELINE; break;
 		case 's': o->view = VIEW_SCALING; break;
 		case 'k': o->view = VIEW_TASKS; break;
+		case 'R': o->view = VIEW_RANKS; break;
 		case 'p': rc = parse_predict(optarg, o); break;
 		case '<': rc = parse_seconds("--from", optarg, &o->from); break;
 		case '>': rc = parse_seconds("--to", optarg, &o->to); break;
@@ -237,12 +243,12 @@ static int load(struct report *r, const struct options *o)
 		return msg_usage("report", "--to must be after --from");
 	/* The diagnoses and the summary are about effort. */
 	int effort = o->view == VIEW_DIAGNOSE || o->view == VIEW_SUMMARY || o->view == VIEW_WAITS ||
-		     o->view == VIEW_SCALING;
+		     o->view == VIEW_SCALING || o->view == VIEW_RANKS;
 	if (dbr_choose(r->db, o->event, effort ? MET_EFFORT : o->metric, &r->ch) < 0)
 		return msg_error("%s", dbr_error(r->db));
 	r->threshold = o->threshold_percent ? o->threshold / 100 * r->ch.total : o->threshold;
 	if (o->view == VIEW_SUMMARY || o->view == VIEW_WAITS || o->view == VIEW_BY_PARALLELISM ||
-	    o->view == VIEW_TIMELINE || o->view == VIEW_TASKS)
+	    o->view == VIEW_TIMELINE || o->view == VIEW_TASKS || o->view == VIEW_RANKS)
 		return 0;
 	r->tree = dbr_tree(r->db);
 	if (!r->tree)
@@ -262,6 +268,7 @@ int cmd_report(int argc, char **argv)
 		[VIEW_SUMMARY] = report_summary, [VIEW_WAITS] = report_waits,
 		[VIEW_BY_PARALLELISM] = report_parallelism, [VIEW_TIMELINE] = report_timeline,
 		[VIEW_SCALING] = report_scaling, [VIEW_TASKS] = report_tasks,
+		[VIEW_RANKS] = report_ranks,
 	};
 	struct options o;
 	struct report r = { 0 };

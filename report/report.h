@@ -45,6 +45,7 @@ int report_parallelism(const struct report *r);
 int report_timeline(const struct report *r);
 int report_scaling(const struct report *r);
 int report_tasks(const struct report *r);
+int report_ranks(const struct report *r);
 
 /* ---- predict.c: the scaling model ---- */
 
@@ -69,8 +70,9 @@ double scaling_model(const struct scaling_fit *f, double p);
 
 /* ---- output.c ---- */
 
-/* S with control characters replaced; cut to WIDTH (> 0) with "...". */
-void put_safe(const char *s, int width);
+/* S with control characters replaced; cut to WIDTH (> 0) with "...".
+ * Returns the characters printed. */
+int put_safe(const char *s, int width);
 /* A CSV field: quoted when needed, control characters replaced. */
 void put_csv(const char *s);
 const char *base_name(const char *path);

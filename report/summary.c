@@ -20,6 +20,7 @@ static const char *const cause[][2] = {
 	{ CAUSE_SLEEP, "sleeping" },
 	{ CAUSE_IO, "blocked in I/O" },
 	{ CAUSE_GIL, "waiting for the Python GIL" },
+	{ CAUSE_MPI, "waiting in MPI for other ranks" },
 };
 
 /* METRIC's place in the table above (its length: not a cause). */
@@ -44,7 +45,7 @@ static const char summary_order[] =
 	"CASE metric WHEN '" CAUSE_SERIAL "' THEN 0 WHEN '" CAUSE_BARRIER "' THEN 1 "
 	"WHEN '" CAUSE_LOCK "' THEN 2 WHEN '" CAUSE_TASKWAIT "' THEN 3 WHEN '" CAUSE_JOIN "' THEN 4 "
 	"WHEN '" CAUSE_SLEEP "' THEN 5 WHEN '" CAUSE_IO "' THEN 6 WHEN '" CAUSE_GIL "' THEN 7 "
-	"ELSE 8 END";
+	"WHEN '" CAUSE_MPI "' THEN 8 ELSE 9 END";
 
 /* The summary's last part: what culprit took, and samples that lost part
  * of their path (databases before schema 3 have none of it). */

@@ -107,7 +107,8 @@ static char mark(const double *v)
 		[DBR_ACT_WORK] = '#', [DBR_ACT_OVERHEAD] = '+',
 		[DBR_ACT_IDLE + 0] = 's', [DBR_ACT_IDLE + 1] = 'b', [DBR_ACT_IDLE + 2] = 'l',
 		[DBR_ACT_IDLE + 3] = 't', [DBR_ACT_IDLE + 4] = 'j', [DBR_ACT_IDLE + 5] = 'z',
-		[DBR_ACT_IDLE + 6] = 'i', [DBR_ACT_IDLE + 7] = 'g', [DBR_ACT_MEASUREMENT] = 'm',
+		[DBR_ACT_IDLE + 6] = 'i', [DBR_ACT_IDLE + 7] = 'g',
+		[DBR_ACT_IDLE + 8] = 'w', [DBR_ACT_MEASUREMENT] = 'm',
 	};
 	int best = -1;
 	for (int a = 0; a < DBR_ACTIVITIES; a++)
@@ -156,7 +157,7 @@ int report_timeline(const struct report *r)
 	put_title(r, "timeline");
 	printf("%s samples from %.3f to %.3f s, a column each %.4g s; what each thread mostly did:\n"
 	       "# work  + overhead  idle: s serial  b barrier  l lock  t taskwait  j join  z sleep"
-	       "  i io  g gil\nm culprit  (blank: no sample)\n\n", r->ch.event, t.from, t.to, width);
+	       "  i io  g gil  w MPI\nm culprit  (blank: no sample)\n\n", r->ch.event, t.from, t.to, width);
 	printf("%-21s %-*.3f%*.3f s\n", "thread", t.nbuckets / 2, t.from,
 	       t.nbuckets - t.nbuckets / 2, t.to);
 	for (size_t k = 0; k < t.nthreads; k++) {

@@ -195,7 +195,11 @@ enum culprit_idle_cause {
 	CULPRIT_IDLE_SLEEP = 5,		/* asleep: nanosleep and its relatives */
 	CULPRIT_IDLE_IO = 6,		/* blocked in I/O (only with --io-idle) */
 	CULPRIT_IDLE_GIL = 7,		/* waiting for CPython's global interpreter lock */
-	CULPRIT_IDLE_CAUSES = 8
+	/* In a blocking MPI call, waiting for other ranks.  Not blamed on the
+	 * process's other threads: the ranks it waits for are elsewhere
+	 * (culprit report --by-rank weighs them). */
+	CULPRIT_IDLE_MPI = 8,
+	CULPRIT_IDLE_CAUSES = 9
 };
 
 /* A plugin's hooks.  Those of the plugins taking part run in the order of
@@ -303,7 +307,10 @@ enum culprit_block_kind {
 	CULPRIT_BLOCK_JOIN = 6,		/* pthread_*join* */
 	CULPRIT_BLOCK_SLEEP = 7,		/* nanosleep and its relatives */
 	CULPRIT_BLOCK_IO = 8,		/* read, poll, accept, ... (--io-idle) */
-	CULPRIT_BLOCK_KINDS = 9
+	/* MPI_Wait, MPI_Barrier, MPI_Recv, collectives: counted whatever
+	 * runtime declares the thread (an OpenMP program's master thread) */
+	CULPRIT_BLOCK_MPI = 9,
+	CULPRIT_BLOCK_KINDS = 10
 };
 
 struct culprit_block {

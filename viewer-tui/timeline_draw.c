@@ -15,10 +15,12 @@
 
 static const char activity_char[DBR_ACTIVITIES] = {
 	[DBR_ACT_WORK] = '#', [DBR_ACT_OVERHEAD] = '=',
-	/* Idle, by cause: serial, barrier, lock, taskwait, join, sleep, io, gil. */
+	/* Idle, by cause: serial, barrier, lock, taskwait, join, sleep, io, gil,
+	 * MPI. */
 	[DBR_ACT_IDLE] = '.', [DBR_ACT_IDLE + 1] = 'b', [DBR_ACT_IDLE + 2] = 'l',
 	[DBR_ACT_IDLE + 3] = 't', [DBR_ACT_IDLE + 4] = 'j', [DBR_ACT_IDLE + 5] = 's',
-	[DBR_ACT_IDLE + 6] = 'i', [DBR_ACT_IDLE + 7] = 'g', [DBR_ACT_MEASUREMENT] = '~',
+	[DBR_ACT_IDLE + 6] = 'i', [DBR_ACT_IDLE + 7] = 'g',
+	[DBR_ACT_IDLE + 8] = 'w', [DBR_ACT_MEASUREMENT] = '~',
 };
 
 static char slot_char(const struct vtimeline *t, int slot)
