@@ -16,10 +16,11 @@ build=${BUILD:-build}
 # strace: the power-loss test follows culprit run's syncs; zstd to
 # openssl: the real-program corpus, tests/run-programs.sh; golang-go: go
 # tool pprof, which reads the pprof export in tests/run-export.sh;
-# python3-dev, python3-numpy: the Python plugin's tests, tests/run-python.sh).
+# python3-dev, python3-numpy: the Python plugin's tests, tests/run-python.sh;
+# openmpi-bin, libopenmpi-dev: MPI programs under mpirun, tests/run-mpi.sh).
 packages="build-essential autoconf automake pkg-config libunwind-dev libpfm4-dev
 libdw-dev libelf-dev libsqlite3-dev libncurses-dev libomp-dev sqlite3 python3 xz-utils
-python3-dev python3-numpy
+python3-dev python3-numpy openmpi-bin libopenmpi-dev
 libprotobuf-c-dev protobuf-c-compiler zlib1g-dev
 clang libclang-rt-14-dev tmux strace zstd pigz lbzip2 stress-ng imagemagick openssl
 golang-go"

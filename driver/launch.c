@@ -77,36 +77,55 @@ static char *mark_path(const struct launch *l, const char *dir)
 	return xasprintf("%s/.mpi-launch-%s", dir, l->job);
 }
 
+/* Whether DIR, which exists, has MARK: made by another rank of this
+ * launch, which marks it right after making it (on a shared file system,
+ * the mark may take a while to show on this host).  A directory left
+ * unchanged for a minute is another run's, without waiting. */
+static int marked(const char *dir, const char *mark)
+{
+	struct stat st;
+	if (access(mark, F_OK) == 0)
+		return 1;
+	if (lstat(dir, &st) == 0 && time(NULL) - st.st_mtime > 60)
+		return 0;
+	struct timespec ms = { 0, 1000000 };
+	for (int i = 0; i < MARK_WAIT_MS; i++) {
+		nanosleep(&ms, NULL);
+		if (access(mark, F_OK) == 0)
+			return 1;
+	}
+	return 0;
+}
+
 int launch_make_output(const struct launch *l, const char *dir)
 {
-	if (!l->job[0])
-		return msg_error("MPI rank %d (%s) of a launch whose job id culprit cannot find "
+	if (!l->job[0]) {
+		msg_error("MPI rank %d (%s) of a launch whose job id culprit cannot find "
 				 "(PMIX_NAMESPACE, SLURM_JOB_ID): give each rank an -o of its own, "
 				 "such as -o m.$%s", l->rank, l->rank_var, l->rank_var);
+		return -1;
+	}
 	char *mark = mark_path(l, dir);
 	int rc = 0;
 	if (mkdir(dir, 0700) == 0) {
 		int fd = open(mark, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-		if (fd < 0)
-			rc = msg_error("cannot mark output directory '%s' as this MPI launch's: %s",
-				       dir, strerror(errno));
-		else
+		if (fd >= 0) {
 			close(fd);
+		} else {
+			msg_error("cannot mark output directory '%s' as this MPI launch's: %s", dir,
+				  strerror(errno));
+			rc = -1;
+		}
 	} else if (errno != EEXIST) {
-		rc = msg_error("cannot create output directory '%s': %s", dir, strerror(errno));
-	} else {
-		/* Made by another rank of this launch, which marks it right
-		 * after; or another run's, which has no mark of ours. */
-		struct timespec ms = { 0, 1000000 };
-		int i = 0;
-		while (access(mark, F_OK) != 0 && i++ < MARK_WAIT_MS)
-			nanosleep(&ms, NULL);
-		if (access(mark, F_OK) != 0)
-			rc = msg_error("output directory '%s' already exists and is not this MPI "
-				       "launch's (job %s); remove it or choose another", dir, l->job);
+		msg_error("cannot create output directory '%s': %s", dir, strerror(errno));
+		rc = -1;
+	} else if (!marked(dir, mark)) {
+		msg_error("output directory '%s' already exists and is not this MPI launch's "
+			  "(job %s); remove it or choose another", dir, l->job);
+		rc = -1;
 	}
 	free(mark);
-	return rc < 0 ? -1 : 0;
+	return rc;
 }
 
 int launch_owns(const struct launch *l, const char *name)

@@ -1,0 +1,95 @@
+#!/bin/sh
+# run-mpi.sh - MPI programs under `mpirun culprit run` (Open MPI from
+# Debian, --oversubscribe on a small machine): the ranks share one
+# directory and one experiment; the MPI plugin counts their waits in MPI;
+# report --by-rank shows the imbalance and the slow rank's frame, against
+# tests/programs/mpi_imbalance.c, which times its own work and waits; a
+# hybrid MPI + OpenMP program; a rank that crashes.
+. "${srcdir:-.}/tests/lib.sh"
+have sqlite3 || skip_all "the sqlite3 program is not installed"
+have mpirun mpicc || skip_all "no mpirun and mpicc (Debian: openmpi-bin, libopenmpi-dev)"
+# Open MPI refuses to run as root unless told it may (CI runs as root).
+OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+OMPI_MCA_rmaps_base_oversubscribe=1
+export OMPI_ALLOW_RUN_AS_ROOT OMPI_ALLOW_RUN_AS_ROOT_CONFIRM OMPI_MCA_rmaps_base_oversubscribe
+S="$srcdir/tests/programs"
+mpicc -O1 -g -fno-omit-frame-pointer -o imbalance "$S/mpi_imbalance.c" 2> cc.err ||
+	skip_all "mpicc cannot build an MPI program: $(head -n 1 cc.err)"
+mpirun -np 1 ./imbalance 1000 > /dev/null 2> mpi.err ||
+	skip_all "mpirun cannot start a rank here: $(head -n 1 mpi.err)"
+MPIRUN="mpirun -np 3"
+
+# ---- three ranks, one of them with four times the work ---------------------
+$MPIRUN "$CULPRIT" run -q -o m ./imbalance 100000000 > m.out 2> m.err
+status=$?
+check "the launch ends as it would, status 0, a line from each rank" \
+	[ "$status" = 0 -a "$(grep -c '^rank [0-2] work' m.out)" = 3 ]
+check "culprit says nothing on stderr (-q)" [ ! -s m.err ]
+check "one directory: each rank's files start with its rank" \
+	sh -c "ls m/r0-*.process m/r1-*.process m/r2-*.process > /dev/null"
+check "the directory is marked as the launch's, and has one run file" \
+	sh -c "ls -a m | grep -q '^\.mpi-launch-' && [ \$(ls m/run-*.info | wc -l) = 1 ]"
+prof m
+check "one experiment of three ranks" \
+	[ "$(sql m.db "SELECT count(*) FROM experiments")/$(sql m.db "SELECT group_concat(mpi_rank) FROM (SELECT mpi_rank FROM processes ORDER BY mpi_rank)")" = "1/0,1,2" ]
+"$CULPRIT" report --by-rank --format=csv m.db > ranks.csv
+work0=$(awk -F, '$1 == "rank" && $2 == 0 { print $6 }' ranks.csv)
+work1=$(awk -F, '$1 == "rank" && $2 == 1 { print $6 }' ranks.csv)
+wait0=$(awk -F, '$1 == "rank" && $2 == 0 { print $7 }' ranks.csv)
+wait1=$(awk -F, '$1 == "rank" && $2 == 1 { print $7 }' ranks.csv)
+r=$(ratio "$work0" "$work1")
+want=$(awk '$2 == 0 { a = $8 } $2 == 1 { b = $8 } END { printf "%.3f", a / b }' m.out)
+note "rank 0 worked $work0 s, rank 1 $work1 s ($r times; the program timed $want); MPI waits $wait0 and $wait1 s"
+check "by rank: rank 0's work is what the program timed on its CPU clock against rank 1's, within 15%" \
+	within "$r" "$want" 0.15 0
+check "by rank: rank 1 waited in MPI, rank 0 hardly did" \
+	sh -c "awk -v a=$wait1 -v b=$wait0 'BEGIN { exit !(a > 0.05 && a > 10 * b) }'"
+top=$(awk -F, '$1 == "frame" { print $9 "," $16; exit }' ranks.csv)
+check "by rank: the most imbalanced frame is heavy, slowest on rank 0 ($top)" [ "$top" = "heavy,0" ]
+"$CULPRIT" report --by-rank m.db > ranks.txt
+check "by rank (text): a row per rank and the frame" \
+	sh -c "grep -Eq '^ +2  ' ranks.txt && grep -q 'heavy (mpi_imbalance.c:' ranks.txt"
+"$CULPRIT" report --waits m.db > waits.txt
+check "report --waits: the barrier's line, as MPI waits" \
+	grep -Eq '^mpi +mpi .*main \(mpi_imbalance\.c:[0-9]+\)' waits.txt
+"$CULPRIT" run -q -o plain ./imbalance 1000 > /dev/null 2>&1
+prof plain 2> /dev/null
+expect 1 "holds no MPI ranks" "by rank, on a run that was not MPI" \
+	"$CULPRIT" report --by-rank plain.db
+
+# ---- a directory that is not this launch's -------------------------------------
+mkdir other
+touch -d '-5 min' other	# an old directory is refused at once
+$MPIRUN "$CULPRIT" run -q -o other ./imbalance 1000 > other.out 2> other.err
+status=$?
+check "another run's directory: the launch fails" [ "$status" != 0 ]
+# (mpirun ends the other ranks when the first fails: one line or more.)
+check "... a rank says so in one line, and no rank ran the program" \
+	sh -c "grep -q \"already exists and is not this MPI launch's\" other.err && ! grep -q '^rank' other.out"
+
+# ---- a rank that crashes ----------------------------------------------------------
+$MPIRUN "$CULPRIT" run -q -o crash ./imbalance 20000000 crash > /dev/null 2> crash.err
+prof crash 2> crash.prof
+check "a crashed rank: every rank's files read back" \
+	sh -c "! grep -Eq 'damaged|truncated|skipped' crash.prof"
+ranks=$(sql crash.db "SELECT count(DISTINCT mpi_rank) FROM processes")
+reason=$(sql crash.db "SELECT group_concat(end_reason) FROM processes WHERE mpi_rank = 1")
+note "a crashed rank: $ranks ranks in the database; rank 1 ended by $reason"
+check "a crashed rank: the three ranks are there" [ "$ranks" = 3 ]
+check "a crashed rank: rank 1's end says the signal" sh -c "echo '$reason' | grep -q signal"
+
+# ---- MPI and OpenMP ---------------------------------------------------------------
+if mpicc -fopenmp -O1 -g -fno-omit-frame-pointer -o hybrid "$S/mpi_hybrid.c" 2> /dev/null; then
+	OMP_NUM_THREADS=2 mpirun -np 2 -x OMP_NUM_THREADS "$CULPRIT" run -q -o h ./hybrid > h.out
+	status=$?
+	check "hybrid: status 0, each rank's line" [ "$status" = 0 -a "$(grep -c '^rank' h.out)" = 2 ]
+	prof h
+	threads=$(sql h.db "SELECT min(n) FROM (SELECT count(*) AS n FROM threads t JOIN processes p ON p.id = t.process_id GROUP BY p.mpi_rank)")
+	check "hybrid: each rank has its OpenMP threads ($threads or more)" [ "${threads:-0}" -ge 2 ]
+	idle=$(sql h.db "SELECT round(sum(m.inclusive), 3) FROM contexts c JOIN context_metrics m ON m.context_id = c.id WHERE c.parent_id IS NULL AND m.metric = 'idleness:barrier'")
+	note "hybrid: idleness at the loop's barrier $idle s"
+	check "hybrid: the loop's imbalance is idleness at its barrier" at_least "${idle:-0}" 0.01
+else
+	skip "hybrid MPI + OpenMP" "mpicc -fopenmp builds nothing here"
+fi
+done_testing
