@@ -375,6 +375,16 @@ int dbr_rank_spread(struct dbr *r, const char *event, int ranks, struct dbr_rank
 		    size_t *count);
 void dbr_rank_spread_free(struct dbr_rank_spread *x, size_t count);
 
+/* Context ID's METRIC for EVENT over the ranks (inclusive or EXCLUSIVE),
+ * a rank that never reached it counting 0; RANKS 0 in a run that was not
+ * MPI, SLOWEST -1 when no rank has a value. */
+struct dbr_rank_stat {
+	int ranks, slowest;
+	double mean, min, max, stddev;
+};
+int dbr_rank_values(struct dbr *r, int64_t id, const char *event, const char *metric,
+		    int exclusive, struct dbr_rank_stat *out);
+
 /* ---- timeline.c: the samples over time (schema 8 on) ------------------------ */
 
 /* What a thread was doing in a stretch of time, by the samples in it. */

@@ -141,3 +141,45 @@ int dbr_rank_spread(struct dbr *r, const char *event, int ranks, struct dbr_rank
 		qsort(*out, *count, sizeof **out, by_imbalance);
 	return 0;
 }
+
+int dbr_rank_values(struct dbr *r, int64_t id, const char *event, const char *metric,
+		    int exclusive, struct dbr_rank_stat *out)
+{
+	memset(out, 0, sizeof *out);
+	sqlite3_stmt *s = dbr_prepare(r,
+		"WITH ranks AS (SELECT DISTINCT mpi_rank FROM " TBL_PROCESSES
+		"  WHERE mpi_rank >= 0), "
+		"v AS (SELECT p.mpi_rank AS rank, sum(CASE WHEN ?4 THEN a.exclusive "
+		"  ELSE a.inclusive END) AS w "
+		"  FROM context_thread_all a JOIN " TBL_THREADS " t ON t.id = a.thread_id "
+		"  JOIN " TBL_PROCESSES " p ON p.id = t.process_id "
+		"  JOIN " TBL_METRICS " m ON m.id = a.metric_id "
+		"  WHERE a.context_id = ?1 AND m.event = ?2 AND m.metric = ?3 AND p.mpi_rank >= 0 "
+		"  GROUP BY p.mpi_rank) "
+		"SELECT (SELECT count(*) FROM ranks), count(v.rank), coalesce(sum(w), 0), "
+		"  coalesce(max(w), 0), coalesce(min(w), 0), coalesce(sum(w * w), 0), "
+		"  (SELECT rank FROM v ORDER BY w DESC, rank LIMIT 1) FROM v");
+	if (!s)
+		return -1;
+	sqlite3_bind_int64(s, 1, id);
+	sqlite3_bind_text(s, 2, event, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 3, metric, -1, SQLITE_STATIC);
+	sqlite3_bind_int(s, 4, exclusive);
+	if (sqlite3_step(s) != SQLITE_ROW) {
+		sqlite3_finalize(s);
+		return dbr_fail_sql(r);
+	}
+	int ranks = sqlite3_column_int(s, 0), k = sqlite3_column_int(s, 1);
+	out->ranks = ranks;
+	if (ranks > 0) {
+		double tot = sqlite3_column_double(s, 2), sq = sqlite3_column_double(s, 5);
+		out->mean = tot / ranks;
+		out->max = sqlite3_column_double(s, 3);
+		out->min = k < ranks ? 0 : sqlite3_column_double(s, 4);
+		double var = sq / ranks - out->mean * out->mean;
+		out->stddev = var > 0 ? sqrt(var) : 0;
+		out->slowest = sqlite3_column_type(s, 6) == SQLITE_NULL ? -1 : sqlite3_column_int(s, 6);
+	}
+	sqlite3_finalize(s);
+	return 0;
+}

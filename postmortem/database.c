@@ -165,6 +165,15 @@ const char db_schema_sql[] =
 	"    exclusive) AS\n"
 	"  SELECT a.context_id, a.thread_id, m.event, m.metric, a.inclusive, a.exclusive\n"
 	"  FROM context_thread_all a JOIN metrics m ON m.id = a.metric_id;\n"
+	/* An MPI run's values by rank: its threads' summed (a rank that
+	 * never reached a context has no row there). */
+	"CREATE VIEW context_rank_metrics (context_id, mpi_rank, event, metric, inclusive,\n"
+	"    exclusive) AS\n"
+	"  SELECT a.context_id, p.mpi_rank, m.event, m.metric, sum(a.inclusive),\n"
+	"    sum(a.exclusive)\n"
+	"  FROM context_thread_all a JOIN metrics m ON m.id = a.metric_id\n"
+	"  JOIN threads t ON t.id = a.thread_id JOIN processes p ON p.id = t.process_id\n"
+	"  WHERE p.mpi_rank >= 0 GROUP BY a.context_id, p.mpi_rank, a.metric_id;\n"
 	/* One table and scalar subqueries, so that the view merges into a
 	 * reader's join (a LEFT JOIN cannot take a view that is a join). */
 	"CREATE VIEW context_metrics (context_id, event, metric, inclusive, exclusive,\n"

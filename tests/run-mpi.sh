@@ -57,6 +57,26 @@ prof plain 2> /dev/null
 expect 1 "holds no MPI ranks" "by rank, on a run that was not MPI" \
 	"$CULPRIT" report --by-rank plain.db
 
+# ---- the viewer's detail pane ----------------------------------------------------
+if have tmux; then
+	T="tmux -L culprit-mpi-$$ -f /dev/null"
+	$T new-session -d -s v -x 110 -y 32 "TERM=screen; export TERM; \"$CULPRIT\" view m.db; sleep 600"
+	sleep 1
+	$T send-keys -t v / && sleep 0.3 && $T send-keys -t v heavy Enter && sleep 0.5
+	$T send-keys -t v d
+	i=0
+	while [ $i -lt 50 ] && ! $T capture-pane -t v -p | grep -q 'over 3 MPI ranks'; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	$T capture-pane -t v -p > view.txt
+	$T kill-server 2> /dev/null
+	check "view: the detail pane shows heavy over the ranks, slowest rank 0" \
+		grep -Eq 'ranks +over 3 MPI ranks: mean .* slowest rank 0' view.txt
+else
+	skip "view: the detail pane over ranks" "tmux is not installed"
+fi
+
 # ---- a directory that is not this launch's -------------------------------------
 mkdir other
 touch -d '-5 min' other	# an old directory is refused at once

@@ -310,6 +310,7 @@ static struct {
 	char *waits;		/* the waits called from there, or NULL */
 	char *tasks;		/* the tasks it creates, or NULL */
 	struct dbr_spread stats;
+	struct dbr_rank_stat ranks;	/* over an MPI run's ranks */
 	/* source */
 	char **lines;
 	size_t nlines;
@@ -387,6 +388,7 @@ static void fill_cache(struct vui *u, const struct vrow *r)
 		cache.path = model_path(u->m, r->id);
 		cache.diag = model_diagnosis(u->m, r->id, &cache.calls);
 		model_thread_values(u->m, r->id, c->metric, c->exclusive, &cache.stats);
+		model_rank_values(u->m, r->id, c->metric, c->exclusive, &cache.ranks);
 	}
 	/* A procedure's waits, or a line's. */
 	int at_line = r->kind == VK_STATEMENT || r->kind == VK_LINE ? r->line : 0;
@@ -484,6 +486,18 @@ static void draw_detail(struct vui *u, const struct vrow *r)
 	if (cache.tasks && y < end) {
 		put(y, 1, 6, "tasks", A_BOLD);
 		put(y++, 7, COLS - 8, cache.tasks, color(u, VC_DIM));
+	}
+	if (cache.ranks.ranks > 1 && cache.ranks.slowest >= 0 && y < end) {
+		const struct dbr_rank_stat *k = &cache.ranks;
+		char mean[32], min[32], max[32], sd[32];
+		format_compact(u, c->metric, k->mean, mean, sizeof mean);
+		format_compact(u, c->metric, k->min, min, sizeof min);
+		format_compact(u, c->metric, k->max, max, sizeof max);
+		format_compact(u, c->metric, k->stddev, sd, sizeof sd);
+		snprintf(buf, sizeof buf, "over %d MPI ranks: mean %s  min %s  max %s  stddev %s  "
+			 "slowest rank %d", k->ranks, mean, min, max, sd, k->slowest);
+		put(y, 1, 6, "ranks", A_BOLD);
+		put(y++, 7, COLS - 8, buf, 0);
 	}
 	if (y >= end)
 		return;

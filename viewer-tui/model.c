@@ -589,6 +589,13 @@ char *model_waits(struct vmodel *m, const char *procedure, const char *file, int
 	return len ? xstrdup(out) : NULL;
 }
 
+void model_rank_values(struct vmodel *m, int64_t id, int metric, int exclusive,
+		       struct dbr_rank_stat *out)
+{
+	if (dbr_rank_values(m->db, id, event_name(m), vmetric_name[metric], exclusive, out) < 0)
+		model_set_error(m);
+}
+
 void model_thread_values(struct vmodel *m, int64_t id, int metric, int exclusive,
 			 struct dbr_spread *out)
 {

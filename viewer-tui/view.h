@@ -120,6 +120,9 @@ char *model_diagnosis(struct vmodel *m, int64_t id, char **calls);
  * LINE when > 0), by kind, longest first, on one line; NULL when none
  * (or the database has no waits). */
 char *model_waits(struct vmodel *m, const char *procedure, const char *file, int line);
+/* Context ID's metric over an MPI run's ranks (RANKS 0: not MPI). */
+void model_rank_values(struct vmodel *m, int64_t id, int metric, int exclusive,
+		       struct dbr_rank_stat *out);
 /* Per-thread statistics of context ID's metric (dbr_spread_free them). */
 void model_thread_values(struct vmodel *m, int64_t id, int metric, int exclusive,
 			 struct dbr_spread *out);
