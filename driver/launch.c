@@ -100,9 +100,17 @@ static int marked(const char *dir, const char *mark)
 int launch_make_output(const struct launch *l, const char *dir)
 {
 	if (!l->job[0]) {
-		msg_error("MPI rank %d (%s) of a launch whose job id culprit cannot find "
-				 "(PMIX_NAMESPACE, SLURM_JOB_ID): give each rank an -o of its own, "
-				 "such as -o m.$%s", l->rank, l->rank_var, l->rank_var);
+		/* Without a job id, a directory made before cannot be told
+		 * from another run's: the first rank's, and only it, goes. */
+		if (mkdir(dir, 0700) == 0)
+			return 0;
+		if (errno == EEXIST)
+			msg_error("output directory '%s' already exists, and MPI rank %d (%s) has no "
+				  "job id to tell whether it is this launch's (PMIX_NAMESPACE, "
+				  "SLURM_JOB_ID): give each rank an -o of its own, such as "
+				  "-o m.$%s", dir, l->rank, l->rank_var, l->rank_var);
+		else
+			msg_error("cannot create output directory '%s': %s", dir, strerror(errno));
 		return -1;
 	}
 	char *mark = mark_path(l, dir);
