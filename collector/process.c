@@ -13,6 +13,7 @@
  */
 #define _GNU_SOURCE
 #include "collector.h"
+#include "mpi_rank.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -30,15 +31,6 @@
 
 struct culprit_config culprit_config;
 struct culprit_process culprit_process;
-
-static const char *const rank_variables[] = {
-	"OMPI_COMM_WORLD_RANK",	/* Open MPI */
-	"PMIX_RANK",		/* PMIx launchers */
-	"PMI_RANK",		/* MPICH, Intel MPI */
-	"MV2_COMM_WORLD_RANK",	/* MVAPICH2 */
-	"MPI_RANKID",		/* HPE MPT */
-	"SLURM_PROCID",		/* srun without a PMI rank */
-};
 
 static uint32_t env_number(const char *name, uint32_t fallback, uint32_t lo, uint32_t hi)
 {
@@ -181,19 +173,10 @@ static void init_identity(void)
 	}
 	new_identity(generation);
 
-	p->mpi_rank = -1;
-	for (size_t i = 0; i < sizeof rank_variables / sizeof *rank_variables; i++) {
-		const char *v = getenv(rank_variables[i]);
-		char *end;
-		if (!v || !*v)
-			continue;
-		long r = strtol(v, &end, 10);
-		if (*end == 0 && r >= 0 && r < INT32_MAX) {
-			p->mpi_rank = (int32_t)r;
-			culprit_format(p->rank_source, sizeof p->rank_source, "%s", rank_variables[i]);
-			break;
-		}
-	}
+	const char *rank_variable;
+	p->mpi_rank = mpi_rank_from_env(&rank_variable);
+	if (p->mpi_rank >= 0)
+		culprit_format(p->rank_source, sizeof p->rank_source, "%s", rank_variable);
 	read_file("/proc/self/cmdline", p->argv, sizeof p->argv, &p->argv_len);
 	if (!getcwd(p->cwd, sizeof p->cwd))
 		p->cwd[0] = 0;

@@ -11,6 +11,7 @@
  */
 #define _GNU_SOURCE
 #include "driver.h"
+#include "mpi_rank.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -20,12 +21,6 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-
-/* The collector's list (collector/process.c), in its order. */
-static const char *const rank_variables[] = {
-	"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "MV2_COMM_WORLD_RANK", "MPI_RANKID",
-	"SLURM_PROCID",
-};
 
 /* Where launchers say which launch (job) this is. */
 static const char *const job_variables[] = {
@@ -39,19 +34,7 @@ static const char *const job_variables[] = {
 int launch_detect(struct launch *l)
 {
 	memset(l, 0, sizeof *l);
-	l->rank = -1;
-	for (size_t i = 0; i < sizeof rank_variables / sizeof *rank_variables; i++) {
-		const char *v = getenv(rank_variables[i]);
-		char *end;
-		if (!v || !*v)
-			continue;
-		long r = strtol(v, &end, 10);
-		if (*end == 0 && r >= 0 && r < 0x7fffffff) {
-			l->rank = (int)r;
-			l->rank_var = rank_variables[i];
-			break;
-		}
-	}
+	l->rank = mpi_rank_from_env(&l->rank_var);
 	if (l->rank < 0)
 		return 0;
 	for (size_t i = 0; i < sizeof job_variables / sizeof *job_variables && !l->job[0]; i++) {

@@ -83,6 +83,7 @@ struct py_thread {
 	struct walked w[WALK_MAX];
 	int nw;
 	int gend[WALK_MAX];		/* where each group ends (split_groups) */
+	int evalpos[WALK_MAX];		/* the sample's evaluation loop frames */
 	int ngroups;
 	int cut;			/* the walk stopped before the chain's end */
 	int max;			/* frames to read this time */
@@ -392,10 +393,13 @@ static int logical_frames(struct culprit_frame *frame, int n, int cap,
 	struct py_thread *pt = py_self;
 	if (!pt)
 		return n;
+	/* Where the evaluation loop's frames are, innermost first: looked
+	 * up once (most samples of most threads have none). */
 	int evals = 0, outer = 0;
-	for (int i = 0; i < n; i++)
-		evals += is_eval(&frame[i]);
-	if (!evals)
+	for (int i = 0; i < n && evals < WALK_MAX; i++)
+		if (is_eval(&frame[i]))
+			pt->evalpos[evals++] = i;
+	if (!evals || evals == WALK_MAX)
 		return n;
 	for (int i = 0; i < nbeyond; i++)
 		outer += is_eval(&beyond[i]);
@@ -410,22 +414,18 @@ static int logical_frames(struct culprit_frame *frame, int n, int cap,
 	 * the innermost, as far as they go. */
 	split_groups(pt);
 	int shift = whole && !pt->cut ? pt->ngroups - evals - outer : 0;
-	int total = n, e = 0, first, end;
-	for (int i = 0; i < n; i++) {
-		if (!is_eval(&frame[i]))
-			continue;
+	int total = n, first, end;
+	for (int e = 0; e < evals; e++)
 		if (group(pt, e + shift, &first, &end))
 			total += end - first - 1;
-		e++;
-	}
 	if (total > cap)
 		return n;
 	/* From the outermost end, in place: every frame becomes one or more,
 	 * so what is written never overtakes what is still to be read. */
-	int out = total;
-	e = evals - 1;
+	int out = total, e = evals - 1;
 	for (int i = n - 1; i >= 0; i--) {
-		if (!is_eval(&frame[i]) || !group(pt, e-- + shift, &first, &end)) {
+		int eval = e >= 0 && pt->evalpos[e] == i;
+		if (!eval || !group(pt, e-- + shift, &first, &end)) {
 			frame[--out] = frame[i];
 			continue;
 		}
