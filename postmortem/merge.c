@@ -525,7 +525,7 @@ static void classify(struct ctree *t, uint32_t c, struct ctx_class *out)
 		out->type = intern(t, r->type);
 }
 
-static const struct ctx_class *class_of(struct ctree *t, uint32_t c)
+static void class_room(struct ctree *t, uint32_t c)
 {
 	if (c >= t->cls_cap) {
 		size_t old = t->cls_cap, cap = old;
@@ -534,6 +534,11 @@ static const struct ctx_class *class_of(struct ctree *t, uint32_t c)
 		memset(t->cls_done + old, 0, cap - old);
 		t->cls_cap = cap;
 	}
+}
+
+static const struct ctx_class *class_of(struct ctree *t, uint32_t c)
+{
+	class_room(t, c);
 	if (!t->cls_done[c]) {
 		classify(t, c, &t->cls[c]);
 		t->cls_done[c] = 1;
@@ -766,6 +771,31 @@ void ctree_add_thread(struct ctree *t, struct exp_thread *th, ctx_thread_sink si
 	for (size_t m = 0; m < t->nmetric; m++)
 		t->metric[m].total += totals[m];
 	acc_free(a);
+}
+
+/* ---- another tree's state (partial.c) ----------------------------------- */
+
+uint32_t ctree_child(struct ctree *t, uint32_t parent, int kind, uint32_t procedure,
+		     uint32_t module, uint32_t file, uint32_t line)
+{
+	return child(t, parent, kind, procedure, module, file, line);
+}
+
+void ctree_set_class(struct ctree *t, uint32_t node, const struct ctx_class *c)
+{
+	class_room(t, node);
+	t->cls[node] = *c;
+	t->cls_done[node] = 1;
+}
+
+void ctree_mark_secondary(struct ctree *t, uint32_t node)
+{
+	if (t->nsecondary <= node) {
+		size_t old = t->nsecondary;
+		grow_array(&t->secondary, &t->nsecondary, t->n, 1);
+		memset(t->secondary + old, 0, t->nsecondary - old);
+	}
+	t->secondary[node] = 1;
 }
 
 int ctree_secondary(const struct ctree *t, uint32_t node)

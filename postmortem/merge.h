@@ -176,6 +176,15 @@ typedef void (*ctx_procedure_sink)(void *arg, uint32_t procedure, uint32_t modul
 				   uint32_t file, uint32_t metric, double incl, double excl);
 void ctree_procedures(const struct ctree *t, ctx_procedure_sink sink, void *arg);
 
+/* For merging another tree into this one (partial.c): the context with
+ * this identity below PARENT, added if new; context NODE's class, as the
+ * other tree worked it out; a thread other than a first one reached
+ * NODE. */
+uint32_t ctree_child(struct ctree *t, uint32_t parent, int kind, uint32_t procedure,
+		     uint32_t module, uint32_t file, uint32_t line);
+void ctree_set_class(struct ctree *t, uint32_t node, const struct ctx_class *c);
+void ctree_mark_secondary(struct ctree *t, uint32_t node);
+
 static inline const struct ctx_stat *ctree_stat(const struct ctree *t, uint32_t node,
 					       uint32_t metric)
 {

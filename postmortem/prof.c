@@ -12,12 +12,14 @@
  * renamed into place only when complete, so an interrupted run leaves no
  * half-written database behind. */
 #define _GNU_SOURCE
+#include "config.h"
 #include "commands.h"
 #include "database.h"
 #include "diagnose.h"
 #include "experiment.h"
 #include "merge.h"
 #include "overhead.h"
+#include "prof.h"
 #include "quality.h"
 #include "symbolize.h"
 #include "tables.h"
@@ -27,6 +29,7 @@
 #include "tools.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <getopt.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -35,8 +38,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static const char prof_usage[] =
+const char prof_usage[] =
 	"usage: culprit prof [-o FILE] [-j N] [--force] [--strict] [-q] DIR...\n"
+	"       mpirun -np N culprit prof --mpi [OPTIONS] DIR...\n"
 	"\n"
 	"Turns the measurement directories of culprit runs into one SQLite database\n"
 	"(default: the first DIR's name with .db added).  Query it with `culprit report`\n"
@@ -48,6 +52,8 @@ static const char prof_usage[] =
 	"      --strict        stop at the first damaged or orphaned measurement file\n"
 	"                      (default: warn and go on without it)\n"
 	"  -q, --quiet         do not print the summary line\n"
+	"      --mpi           under mpirun: the ranks merge shares of the processes\n"
+	"                      and rank 0 writes the same database (culprit-prof(1))\n"
 	"      --overhead-rules=FILE  overhead rules to try before the user's\n"
 	"                      ($XDG_CONFIG_HOME/culprit/*.rules) and the built-in\n"
 	"                      ones; repeat for several (see culprit-prof(1))\n"
@@ -61,12 +67,6 @@ static const char prof_usage[] =
 	"  -h, --help          show this help\n";
 
 /* ---- overhead types ------------------------------------------------------ */
-
-/* Names of overhead types, each once; the merge makes a metric of each. */
-struct type_set {
-	char **name;		/* owned, as are the strings */
-	size_t n, cap;
-};
 
 static void add_type(struct type_set *ts, const char *type)
 {
@@ -126,38 +126,7 @@ static char *default_output(const char *dir)
 	return out;
 }
 
-#define MAX_RULE_FILES 64
-
-/* What `culprit prof` was asked to do. */
-struct prof_options {
-	const char *output;		/* -o, or NULL: the first DIR's name + .db */
-	int jobs;			/* -j: threads to work with */
-	int force;			/* --force: replace OUTPUT */
-	int strict;			/* --strict: stop at a bad file */
-	int quiet;			/* -q: no summary line */
-	int default_rules;		/* 0 with --no-default-rules */
-	int show_rules;			/* --show-rules: print them, write nothing */
-	int help;			/* -h: print the usage, do nothing else */
-	const char *rule_files[MAX_RULE_FILES];	/* --overhead-rules, in order */
-	int nrule_files;
-	struct diag_thresholds thresholds;	/* --diagnose-* */
-	char *const *dirs;		/* the measurement directories (within argv) */
-	int ndirs;
-};
-
-/* What one run of culprit prof holds, freed in one place (prof_free). */
-struct prof {
-	struct ovh_rules rules;		/* the rules in the order tried */
-	char *out;			/* the database to write */
-	char *tmp;			/* where it is written before the rename */
-	struct experiment e;		/* the loaded measurements */
-	struct symbolizer *sym;		/* every sampled module, named */
-	struct type_set types;		/* the overhead types, sorted */
-	struct ctree *tree;		/* the experiment's merged tree */
-	struct trace_rows trace;	/* the samples over time */
-};
-
-static void prof_free(struct prof *p)
+void prof_free(struct prof *p)
 {
 	free(p->trace.row);
 	ctree_free(p->tree);
@@ -173,7 +142,7 @@ static void prof_free(struct prof *p)
 
 /* Reads the command line into *O.  Returns EXIT_OK, or the status to exit
  * with after a message.  Stops at -h, like the usage it asks for. */
-static int parse_prof_options(int argc, char **argv, struct prof_options *o)
+int prof_parse_options(int argc, char **argv, struct prof_options *o)
 {
 	static const struct option opts[] = {
 		{ "output", required_argument, NULL, 'o' },
@@ -188,6 +157,7 @@ static int parse_prof_options(int argc, char **argv, struct prof_options *o)
 		{ "diagnose-idleness", required_argument, NULL, 'I' },
 		{ "diagnose-overhead", required_argument, NULL, 'O' },
 		{ "diagnose-share", required_argument, NULL, 'H' },
+		{ "mpi", no_argument, NULL, 'M' },
 		{ NULL, 0, NULL, 0 },
 	};
 	double *pct;
@@ -208,7 +178,9 @@ static int parse_prof_options(int argc, char **argv, struct prof_options *o)
 			o->jobs = (int)strtol(optarg, &end, 10);
 			if (*end || o->jobs < 1 || o->jobs > 1024)
 				return msg_usage("prof", "-j needs a number of threads from 1 to 1024");
+			o->jobs_given = 1;
 			break;
+		case 'M': o->mpi = 1; break;
 		case 'F': o->force = 1; break;
 		case 'S': o->strict = 1; break;
 		case 'q': o->quiet = 1; break;
@@ -289,11 +261,16 @@ static struct symbolizer *name_addresses(struct experiment *e, int jobs)
 /* Merges E's threads into TREE one by one, writing each thread's totals
  * and freeing its own tree as it goes; returns their values by context,
  * to be written once the tree is. */
-static struct thread_values *merge_threads(sqlite3 *db, struct ctree *tree, struct experiment *e,
-					   struct trace_rows *trace)
+/* Merges E's threads into TREE one by one, writing each thread's totals
+ * and freeing its own tree as it goes; returns their values by context,
+ * to be written once the tree is. */
+static struct thread_values *merge_threads(sqlite3 *db, struct prof *p, void *unused)
 {
+	struct ctree *tree = p->tree;
+	struct experiment *e = &p->e;
 	struct thread_values *values = thread_values_new(db, tree);
 	double *totals = xcalloc(tree->nmetric + 1, sizeof *totals);
+	(void)unused;
 	/* experiment_load() numbered threads by process and sequence, so
 	 * that creators are merged before the threads they made. */
 	progress_start("merging");
@@ -301,7 +278,7 @@ static struct thread_values *merge_threads(sqlite3 *db, struct ctree *tree, stru
 		progress_update("thread %zu of %zu", i + 1, e->nthread);
 		ctree_add_thread(tree, e->thread[i], thread_values_add, values, totals);
 		thread_values_totals(values, e->thread[i], totals);
-		trace_rows_add_thread(trace, tree, e->thread[i]);
+		trace_rows_add_thread(&p->trace, tree, e->thread[i]);
 		exp_thread_release(e->thread[i]);
 	}
 	progress_end();
@@ -384,9 +361,15 @@ static int write_results(sqlite3 *db, const struct prof_options *o, struct prof 
 	return quality_warning(db, warning, size);
 }
 
-/* Writes the database into P->tmp beside P->out and renames it into place
- * once complete.  Returns 0, or -1 after a message, with no file left. */
-static int write_database(const struct prof_options *o, struct prof *p)
+void prof_new_tree(struct prof *p)
+{
+	collect_types(&p->types, &p->rules, p->sym);
+	p->tree = ctree_new(&p->e, &p->rules, p->types.name, p->types.n);
+	trace_rows_init(&p->trace, &p->e);
+}
+
+int prof_write_database(const struct prof_options *o, struct prof *p, prof_merge_fn merge,
+			void *arg)
 {
 	char err[600], warning[1024];
 
@@ -399,10 +382,7 @@ static int write_database(const struct prof_options *o, struct prof *p)
 	db_exec(db, "BEGIN");
 	tables_write_info(db, o->dirs, o->ndirs);
 	tables_write_identity(db, &p->e);
-	collect_types(&p->types, &p->rules, p->sym);
-	p->tree = ctree_new(&p->e, &p->rules, p->types.name, p->types.n);
-	trace_rows_init(&p->trace, &p->e);
-	struct thread_values *values = merge_threads(db, p->tree, &p->e, &p->trace);
+	struct thread_values *values = merge(db, p, arg);
 	progress_start("writing");
 	int warn = write_results(db, o, p, values, warning, sizeof warning);
 	progress_update("indexes");
@@ -425,15 +405,14 @@ static int write_database(const struct prof_options *o, struct prof *p)
 	return 0;
 }
 
-/* Loads, merges and writes, after the checks that need no reading.
- * Returns the command's exit status. */
-static int prof_run(const struct prof_options *o, struct prof *p)
+int prof_check(const struct prof_options *o, struct prof *p, int *done)
 {
+	*done = 0;
 	/* The rules: checked before anything is read. */
 	if (load_rules(o, &p->rules) < 0)
 		return EXIT_FAIL;
 	if (o->show_rules) {
-		ovh_rules_print(&p->rules, stdout);
+		*done = 1;
 		return EXIT_OK;
 	}
 	if (o->ndirs == 0)
@@ -443,18 +422,76 @@ static int prof_run(const struct prof_options *o, struct prof *p)
 	if (!o->force && lstat(p->out, &st) == 0)
 		return msg_error("%s already exists; use --force to replace it, or -o to write "
 				 "another file", p->out);
+	return EXIT_OK;
+}
 
-	double started = now_seconds();
+int prof_load(const struct prof_options *o, struct prof *p)
+{
 	if (experiment_load(&p->e, o->dirs, o->ndirs, o->jobs, o->strict) < 0)
 		return EXIT_FAIL;
 	p->sym = name_addresses(&p->e, o->jobs);
-	if (write_database(o, p) < 0)
-		return EXIT_FAIL;
+	return EXIT_OK;
+}
+
+void prof_summary(const struct prof_options *o, const struct prof *p, double started,
+		  const char *how)
+{
 	if (!o->quiet)
-		msg_note("wrote %s: %zu process%s, %zu thread%s, %zu contexts (%.2f s)%s", p->out,
+		msg_note("wrote %s: %zu process%s, %zu thread%s, %zu contexts (%.2f s%s)%s", p->out,
 			 p->e.nproc, p->e.nproc == 1 ? "" : "es", p->e.nthread,
-			 p->e.nthread == 1 ? "" : "s", p->tree->n, now_seconds() - started,
+			 p->e.nthread == 1 ? "" : "s", p->tree->n, now_seconds() - started, how,
 			 p->e.files_skipped ? "; some files were skipped, see above" : "");
+}
+
+#ifndef PKGLIBEXECDIR
+#define PKGLIBEXECDIR "/usr/local/libexec/culprit"
+#endif
+
+int prof_exec_mpi(char **argv)
+{
+#if CULPRIT_WITH_MPI
+	/* The build tree's (postmortem/ beside this culprit), else the
+	 * installed one. */
+	char self[PATH_MAX], helper[PATH_MAX + 64];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+	char *slash = n > 0 ? (self[n] = 0, strrchr(self, '/')) : NULL;
+	if (slash) {
+		*slash = 0;
+		snprintf(helper, sizeof helper, "%s/postmortem/culprit-prof-mpi", self);
+		if (access(helper, X_OK) != 0)
+			snprintf(helper, sizeof helper, "%s/culprit-prof-mpi", PKGLIBEXECDIR);
+	} else {
+		snprintf(helper, sizeof helper, "%s/culprit-prof-mpi", PKGLIBEXECDIR);
+	}
+	argv[0] = helper;
+	execv(helper, argv);
+	return msg_error("cannot run %s for --mpi: %s; reinstall culprit", helper,
+			 strerror(errno));
+#else
+	(void)argv;
+	return msg_error("--mpi is not built into this culprit: configure it --with-mpi, "
+			 "which needs Open MPI (the Debian package libopenmpi-dev)");
+#endif
+}
+
+/* Loads, merges and writes, after the checks that need no reading.
+ * Returns the command's exit status. */
+static int prof_run(const struct prof_options *o, struct prof *p)
+{
+	int done, status = prof_check(o, p, &done);
+	if (status != EXIT_OK)
+		return status;
+	if (done) {
+		ovh_rules_print(&p->rules, stdout);
+		return EXIT_OK;
+	}
+	double started = now_seconds();
+	if (prof_load(o, p) != EXIT_OK)
+		return EXIT_FAIL;
+	prof_new_tree(p);
+	if (prof_write_database(o, p, merge_threads, NULL) < 0)
+		return EXIT_FAIL;
+	prof_summary(o, p, started, "");
 	return EXIT_OK;
 }
 
@@ -463,13 +500,15 @@ int cmd_prof(int argc, char **argv)
 	struct prof_options o;
 	struct prof p;
 
-	int status = parse_prof_options(argc, argv, &o);
+	int status = prof_parse_options(argc, argv, &o);
 	if (status != EXIT_OK)
 		return status;
 	if (o.help) {
 		fputs(prof_usage, stdout);
 		return EXIT_OK;
 	}
+	if (o.mpi)
+		return prof_exec_mpi(argv);
 	memset(&p, 0, sizeof p);
 	ovh_rules_init(&p.rules);
 	status = prof_run(&o, &p);

@@ -89,21 +89,31 @@ struct thread_values *thread_values_new(sqlite3 *db, const struct ctree *tree)
 	return v;
 }
 
+void thread_values_add_id(struct thread_values *v, uint32_t thread, uint32_t ctx,
+			  uint32_t metric, double incl, double excl)
+{
+	grow_array(&v->rows, &v->caprows, v->nrows + 1, sizeof *v->rows);
+	v->rows[v->nrows++] = (struct thread_row){ ctx, metric, thread, incl, excl };
+}
+
 void thread_values_add(void *values, const struct exp_thread *th, uint32_t ctx, uint32_t metric,
 		       double incl, double excl)
 {
-	struct thread_values *v = values;
-	grow_array(&v->rows, &v->caprows, v->nrows + 1, sizeof *v->rows);
-	v->rows[v->nrows++] = (struct thread_row){ ctx, metric, th->id, incl, excl };
+	thread_values_add_id(values, th->id, ctx, metric, incl, excl);
 }
 
 void thread_values_totals(struct thread_values *v, const struct exp_thread *th,
 			  const double *totals)
 {
+	thread_values_totals_id(v, th->id, totals);
+}
+
+void thread_values_totals_id(struct thread_values *v, uint32_t thread, const double *totals)
+{
 	const struct ctree *t = v->tree;
 	sqlite3_stmt *s = v->totals;
 	for (size_t m = 0; m < t->nmetric; m++) {
-		sqlite3_bind_int64(s, 1, th->id);
+		sqlite3_bind_int64(s, 1, thread);
 		bind_text(s, 2, t->event[t->metric[m].event].name);
 		bind_text(s, 3, t->metric[m].name);
 		bind_real(s, 4, totals[m]);

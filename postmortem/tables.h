@@ -58,6 +58,11 @@ void thread_values_add(void *values, const struct exp_thread *th, uint32_t ctx, 
  * into thread_metrics now: they are small. */
 void thread_values_totals(struct thread_values *v, const struct exp_thread *th,
 			  const double *totals);
+/* The same for a thread known by its id (threads.id): the values and
+ * totals other ranks merged (`culprit prof --mpi`). */
+void thread_values_add_id(struct thread_values *v, uint32_t thread, uint32_t ctx,
+			  uint32_t metric, double incl, double excl);
+void thread_values_totals_id(struct thread_values *v, uint32_t thread, const double *totals);
 /* How many values are waiting. */
 size_t thread_values_count(const struct thread_values *v);
 /* By context: the one thread with values there, SOLE_SEVERAL when more

@@ -4,8 +4,17 @@
 #include <stdarg.h>
 #include <stdio.h>
 
+static int silenced;
+
+void msg_silence(int on)
+{
+	silenced = on;
+}
+
 static void say(const char *prefix, const char *fmt, va_list ap)
 {
+	if (silenced)
+		return;
 	fputs(prefix, stderr);
 	vfprintf(stderr, fmt, ap);
 	fputc('\n', stderr);

@@ -1,0 +1,195 @@
+/* prof_mpi.c - culprit-prof-mpi, what `culprit prof --mpi` becomes under
+ * mpirun: the ranks share the merge, rank 0 writes the database.
+ *
+ *   1. every rank reads and checks every measurement file and names
+ *      every sampled address, as `culprit prof` does (so that process and
+ *      thread ids, metrics and overhead types are the same everywhere,
+ *      with nothing sent); rank 0 meanwhile writes who was measured;
+ *   2. each rank merges its share, a run of whole processes about equal in
+ *      nodes and values, into a tree of its own (partial.c);
+ *   3. the shares are merged by a binomial reduction: at step k, a rank
+ *      with bit k set sends its tree to the rank 2^k below it, which
+ *      merges it into its own.  Every merge joins two adjacent runs of
+ *      threads, the lower first, so rank 0 ends with the serial merge's
+ *      tree in log2(ranks) steps;
+ *   4. rank 0 writes the database as `culprit prof` does.
+ *
+ * Reading and naming are repeated on every rank: they are the cheap part
+ * (a few percent of prof), and the merge, the large part after the
+ * writing, is what is split.  The writing stays one SQLite writer. */
+#define _GNU_SOURCE
+#include "merge.h"
+#include "partial.h"
+#include "prof.h"
+#include "tools.h"
+
+#include <mpi.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { TAG_LENGTH = 1, TAG_BYTES = 2 };
+#define CHUNK ((size_t)1 << 30)		/* MPI counts are ints */
+
+struct ranks {
+	int rank, size;
+	size_t first, end;		/* this rank's threads */
+	struct partial share;
+};
+
+static void send_share(const struct partial *pt, int to)
+{
+	size_t len;
+	unsigned char *b = partial_pack(pt, &len);
+	uint64_t n = len;
+	MPI_Send(&n, 1, MPI_UINT64_T, to, TAG_LENGTH, MPI_COMM_WORLD);
+	for (size_t off = 0; off < len; off += CHUNK) {
+		size_t k = len - off < CHUNK ? len - off : CHUNK;
+		MPI_Send(b + off, (int)k, MPI_BYTE, to, TAG_BYTES, MPI_COMM_WORLD);
+	}
+	free(b);
+}
+
+static void absorb_share(struct partial *pt, int from, int me)
+{
+	uint64_t n;
+	MPI_Recv(&n, 1, MPI_UINT64_T, from, TAG_LENGTH, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+	unsigned char *b = xmalloc(n + 1);
+	for (size_t off = 0; off < n; off += CHUNK) {
+		size_t k = n - off < CHUNK ? n - off : CHUNK;
+		MPI_Recv(b + off, (int)k, MPI_BYTE, from, TAG_BYTES, MPI_COMM_WORLD,
+			 MPI_STATUS_IGNORE);
+	}
+	if (partial_absorb(pt, b, n) < 0) {
+		/* Our own bytes from our own program: a bug, or memory gone bad. */
+		msg_silence(0);
+		msg_error("rank %d: the merged share from rank %d is damaged; run culprit prof "
+			  "without --mpi", me, from);
+		MPI_Abort(MPI_COMM_WORLD, EXIT_FAIL);
+	}
+	free(b);
+}
+
+/* Step 3: returns once this rank's tree is sent, or (rank 0) holds all. */
+static void reduce(struct ranks *r)
+{
+	for (int step = 1; step < r->size; step <<= 1) {
+		if (r->rank & step) {
+			send_share(&r->share, r->rank - step);
+			return;
+		}
+		if (r->rank + step < r->size) {
+			progress_update("the share of rank %d", r->rank + step);
+			absorb_share(&r->share, r->rank + step, r->rank);
+		}
+	}
+}
+
+/* Rank 0's merge inside prof_write_database: its share, the others'. */
+static struct thread_values *merge_shares(sqlite3 *db, struct prof *p, void *arg)
+{
+	struct ranks *r = arg;
+	partial_merge(&r->share, &p->e, r->first, r->end);
+	progress_start("merging shares");
+	reduce(r);
+	progress_end();
+	return partial_values(&r->share, db);
+}
+
+/* Ranks on this rank's node: -j's default shares the node's cores. */
+static int ranks_on_node(void)
+{
+	MPI_Comm node;
+	int n = 1;
+	if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) ==
+	    MPI_SUCCESS) {
+		MPI_Comm_size(node, &n);
+		MPI_Comm_free(&node);
+	}
+	return n > 0 ? n : 1;
+}
+
+/* Whether every rank got STATUS EXIT_OK; rank 0 says which did not when
+ * it did (the others are silent). */
+static int all_ok(const struct ranks *r, int status)
+{
+	int mine = status == EXIT_OK ? r->size : r->rank, first_bad;
+	MPI_Allreduce(&mine, &first_bad, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+	if (first_bad == r->size)
+		return 1;
+	if (r->rank == 0 && status == EXIT_OK)
+		msg_error("rank %d could not read what rank 0 read; run culprit prof without "
+			  "--mpi on its host to see why", first_bad);
+	return 0;
+}
+
+static int prof_mpi(int argc, char **argv, struct ranks *r)
+{
+	struct prof_options o;
+	struct prof p;
+	char how[64];
+
+	if (r->rank > 0)
+		msg_silence(1);
+	int status = prof_parse_options(argc, argv, &o);
+	if (status != EXIT_OK || o.help) {
+		if (o.help && r->rank == 0)
+			fputs(prof_usage, stdout);
+		return status;
+	}
+	if (!o.jobs_given) {
+		o.jobs /= ranks_on_node();
+		if (o.jobs < 1)
+			o.jobs = 1;
+	}
+	memset(&p, 0, sizeof p);
+	ovh_rules_init(&p.rules);
+	int done;
+	double started = now_seconds();
+	status = prof_check(&o, &p, &done);
+	/* Rank 0 alone decides about the output, which may be on its disk. */
+	MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
+	if (status == EXIT_OK && done && r->rank == 0)
+		ovh_rules_print(&p.rules, stdout);
+	if (status != EXIT_OK || done)
+		goto out;
+	status = prof_load(&o, &p);
+	if (!all_ok(r, status)) {
+		status = EXIT_FAIL;
+		goto out;
+	}
+	prof_new_tree(&p);
+	partial_init(&r->share, p.tree, &p.trace);
+	partial_split(&p.e, r->size, r->rank, &r->first, &r->end);
+	if (r->rank > 0) {
+		partial_merge(&r->share, &p.e, r->first, r->end);
+		reduce(r);
+	} else if (prof_write_database(&o, &p, merge_shares, r) < 0) {
+		/* The others may wait to send: end them too. */
+		MPI_Abort(MPI_COMM_WORLD, EXIT_FAIL);
+	} else {
+		snprintf(how, sizeof how, ", %d rank%s", r->size, r->size == 1 ? "" : "s");
+		prof_summary(&o, &p, started, how);
+	}
+out:
+	partial_free(&r->share);
+	prof_free(&p);
+	return status;
+}
+
+int main(int argc, char **argv)
+{
+	struct ranks r;
+
+	memset(&r, 0, sizeof r);
+	if (MPI_Init(&argc, &argv) != MPI_SUCCESS) {
+		msg_error("MPI did not start; run culprit prof --mpi under mpirun");
+		return EXIT_FAIL;
+	}
+	MPI_Comm_rank(MPI_COMM_WORLD, &r.rank);
+	MPI_Comm_size(MPI_COMM_WORLD, &r.size);
+	int status = prof_mpi(argc, argv, &r);
+	MPI_Finalize();
+	return status;
+}
