@@ -105,6 +105,41 @@ note "a crashed rank: $ranks ranks in the database; rank 1 ended by $reason"
 check "a crashed rank: the three ranks are there" [ "$ranks" = 3 ]
 check "a crashed rank: rank 1's end says the signal" sh -c "echo '$reason' | grep -q signal"
 
+# ---- culprit prof --mpi ------------------------------------------------------------
+# The ranks merge shares of the processes and rank 0 writes: the database
+# must be serial prof's, row for row (same_db.py: reals to 1e-9, the sums
+# being added in another order).  Four ranks for three processes leaves
+# one rank with no share.  Open MPI keeps memory until the process ends,
+# which LeakSanitizer would report in the sanitizer build.
+if [ -x "$(dirname "$CULPRIT")/postmortem/culprit-prof-mpi" ]; then
+	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0
+	export ASAN_OPTIONS
+	if have python3; then
+		for n in 1 2 3 4; do
+			mpirun -np $n "$CULPRIT" prof --mpi -q -o m$n.db m > m$n.out 2>&1
+			status=$?
+			check "prof --mpi on $n rank(s): status 0, nothing said (-q)" [ "$status" = 0 -a ! -s m$n.out ]
+			check "prof --mpi on $n rank(s): the database is serial prof's" \
+				python3 "$srcdir/tests/same_db.py" m.db m$n.db
+		done
+		mpirun -np 2 "$CULPRIT" prof --mpi -q -o crash2.db crash > /dev/null 2>&1
+		check "prof --mpi, a crashed rank's measurement: serial prof's database" \
+			python3 "$srcdir/tests/same_db.py" crash.db crash2.db
+	else
+		skip "prof --mpi against serial prof" "python3 is not installed"
+	fi
+	mpirun -np 2 "$CULPRIT" prof --mpi -o m2.db m > exists.out 2> exists.err
+	status=$?
+	check "prof --mpi, an existing output: fails, one line from rank 0 alone" \
+		[ "$status" != 0 -a "$(grep -c 'already exists' exists.err)" = 1 ]
+	mpirun -np 2 "$CULPRIT" prof --mpi --force m > summary.out 2> summary.err
+	check "prof --mpi: the summary line says how many ranks" \
+		grep -q 'wrote m.db: 3 processes.*, 2 ranks)' summary.err
+else
+	expect 1 "not built into" "prof --mpi without MPI built in" "$CULPRIT" prof --mpi m
+	skip "prof --mpi against serial prof" "this culprit was configured --without-mpi"
+fi
+
 # ---- MPI and OpenMP ---------------------------------------------------------------
 if mpicc -fopenmp -O1 -g -fno-omit-frame-pointer -o hybrid "$S/mpi_hybrid.c" 2> /dev/null; then
 	OMP_NUM_THREADS=2 mpirun -np 2 -x OMP_NUM_THREADS "$CULPRIT" run -q -o h ./hybrid > h.out
@@ -116,6 +151,11 @@ if mpicc -fopenmp -O1 -g -fno-omit-frame-pointer -o hybrid "$S/mpi_hybrid.c" 2> 
 	idle=$(sql h.db "SELECT round(sum(m.inclusive), 3) FROM contexts c JOIN context_metrics m ON m.context_id = c.id WHERE c.parent_id IS NULL AND m.metric = 'idleness:barrier'")
 	note "hybrid: idleness at the loop's barrier $idle s"
 	check "hybrid: the loop's imbalance is idleness at its barrier" at_least "${idle:-0}" 0.01
+	if [ -x "$(dirname "$CULPRIT")/postmortem/culprit-prof-mpi" ] && have python3; then
+		mpirun -np 2 "$CULPRIT" prof --mpi -q -o h2.db h > /dev/null 2>&1
+		check "hybrid: prof --mpi gives serial prof's database (OpenMP's threads refer to their creators')" \
+			python3 "$srcdir/tests/same_db.py" h.db h2.db
+	fi
 else
 	skip "hybrid MPI + OpenMP" "mpicc -fopenmp builds nothing here"
 fi

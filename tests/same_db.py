@@ -36,27 +36,29 @@ def main():
     q = "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name"
     ta, tb = [r[0] for r in a.execute(q)], [r[0] for r in b.execute(q)]
     if ta != tb:
-        print(f"tables differ: {ta} against {tb}")
+        print(f"# tables differ: {ta} against {tb}")
         return 1
     bad, count = 0, 0
     for t in ta:
         cols, ra = rows(a, t)
         _, rb = rows(b, t)
+        differ = False
         for n, (x, y) in enumerate(zip(ra, rb)):
             if t == "culprit_info" and x[0] in MADE:
                 continue
             count += 1
             diff = [c for c, u, v in zip(cols, x, y) if not same(u, v)]
             if diff:
-                print(f"{t} row {n + 1}: {diff[0]} is {x} against {y}")
+                print(f"# {t} row {n + 1}: {diff[0]} is {x} against {y}")
                 bad += 1
+                differ = True
                 break
-        if ra.fetchone() is not None or rb.fetchone() is not None:
-            print(f"{t}: the row counts differ")
+        if not differ and (ra.fetchone() is not None or rb.fetchone() is not None):
+            print(f"# {t}: the row counts differ")
             bad += 1
     if bad:
         return 1
-    print(f"same: {len(ta)} tables, {count} rows")
+    print(f"# same: {len(ta)} tables, {count} rows")
     return 0
 
 
