@@ -104,6 +104,8 @@ struct pack {
 
 static void put(struct pack *p, const void *v, size_t len)
 {
+	if (len == 0)
+		return;		/* V may be NULL: an empty share's arrays */
 	grow_array(&p->b, &p->cap, p->n + len, 1);
 	memcpy(p->b + p->n, v, len);
 	p->n += len;

@@ -130,8 +130,10 @@ static int prof_mpi(int argc, char **argv, struct ranks *r)
 	struct prof p;
 	char how[64];
 
-	if (r->rank > 0)
+	if (r->rank > 0) {
 		msg_silence(1);
+		unsetenv("CULPRIT_PROGRESS");	/* rank 0's phases are the run's */
+	}
 	int status = prof_parse_options(argc, argv, &o);
 	if (status != EXIT_OK || o.help) {
 		if (o.help && r->rank == 0)
