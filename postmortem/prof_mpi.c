@@ -24,6 +24,7 @@
 #include "tools.h"
 
 #include <mpi.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,6 +62,7 @@ static void absorb_share(struct partial *pt, int from, int me)
 		MPI_Recv(b + off, (int)k, MPI_BYTE, from, TAG_BYTES, MPI_COMM_WORLD,
 			 MPI_STATUS_IGNORE);
 	}
+	progress_update("merging %.1f MB from rank %d", (double)n / 1e6, from);
 	if (partial_absorb(pt, b, n) < 0) {
 		/* Our own bytes from our own program: a bug, or memory gone bad. */
 		msg_silence(0);
@@ -80,7 +82,7 @@ static void reduce(struct ranks *r)
 			return;
 		}
 		if (r->rank + step < r->size) {
-			progress_update("the share of rank %d", r->rank + step);
+			progress_update("waiting for rank %d", r->rank + step);
 			absorb_share(&r->share, r->rank + step, r->rank);
 		}
 	}
@@ -97,7 +99,7 @@ static struct thread_values *merge_shares(sqlite3 *db, struct prof *p, void *arg
 	return partial_values(&r->share, db);
 }
 
-/* Ranks on this rank's node: -j's default shares the node's cores. */
+/* Ranks on this rank's node. */
 static int ranks_on_node(void)
 {
 	MPI_Comm node;
@@ -107,6 +109,18 @@ static int ranks_on_node(void)
 		MPI_Comm_size(node, &n);
 		MPI_Comm_free(&node);
 	}
+	return n > 0 ? n : 1;
+}
+
+/* -j's default: the CPUs the launcher bound this rank to, or unbound,
+ * the node's shared among its ranks. */
+static int default_jobs(void)
+{
+	cpu_set_t set;
+	int online = cpu_count();
+	if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) < online)
+		return CPU_COUNT(&set) > 0 ? CPU_COUNT(&set) : 1;
+	int n = online / ranks_on_node();
 	return n > 0 ? n : 1;
 }
 
@@ -140,11 +154,8 @@ static int prof_mpi(int argc, char **argv, struct ranks *r)
 			fputs(prof_usage, stdout);
 		return status;
 	}
-	if (!o.jobs_given) {
-		o.jobs /= ranks_on_node();
-		if (o.jobs < 1)
-			o.jobs = 1;
-	}
+	if (!o.jobs_given)
+		o.jobs = default_jobs();
 	memset(&p, 0, sizeof p);
 	ovh_rules_init(&p.rules);
 	int done;
