@@ -338,16 +338,16 @@ static void absorb_values(struct unpack *u, struct partial *pt, const uint32_t *
 {
 	size_t nm = pt->tree->nmetric;
 	uint64_t nv = get_count(u, sizeof *pt->value);
+	grow_array(&pt->value, &pt->capvalue, pt->nvalue + nv + 1, sizeof *pt->value);
 	for (uint64_t k = 0; k < nv && !u->bad; k++) {
-		struct partial_value v;
-		get(u, &v, sizeof v);
-		if (v.ctx >= n || v.metric >= nm) {
+		struct partial_value *v = &pt->value[pt->nvalue];
+		get(u, v, sizeof *v);
+		if (v->ctx >= n || v->metric >= nm) {
 			u->bad = 1;
 			return;
 		}
-		v.ctx = map[v.ctx];
-		grow_array(&pt->value, &pt->capvalue, pt->nvalue + 1, sizeof *pt->value);
-		pt->value[pt->nvalue++] = v;
+		v->ctx = map[v->ctx];
+		pt->nvalue++;
 	}
 	uint64_t nt = get_count(u, sizeof(uint32_t) + nm * sizeof(double));
 	const unsigned char *ids = u->p;
@@ -401,6 +401,7 @@ int partial_absorb(struct partial *pt, const unsigned char *bytes, size_t len)
 struct thread_values *partial_values(struct partial *pt, sqlite3 *db)
 {
 	struct thread_values *v = thread_values_new(db, pt->tree);
+	thread_values_reserve(v, pt->nvalue);
 	for (size_t i = 0; i < pt->nthread; i++)
 		thread_values_totals_id(v, pt->thread[i], &pt->total[i * pt->tree->nmetric]);
 	for (size_t i = 0; i < pt->nvalue; i++) {

@@ -96,6 +96,11 @@ void thread_values_add_id(struct thread_values *v, uint32_t thread, uint32_t ctx
 	v->rows[v->nrows++] = (struct thread_row){ ctx, metric, thread, incl, excl };
 }
 
+void thread_values_reserve(struct thread_values *v, size_t n)
+{
+	grow_array(&v->rows, &v->caprows, v->nrows + n + 1, sizeof *v->rows);
+}
+
 void thread_values_add(void *values, const struct exp_thread *th, uint32_t ctx, uint32_t metric,
 		       double incl, double excl)
 {

@@ -63,6 +63,8 @@ void thread_values_totals(struct thread_values *v, const struct exp_thread *th,
 void thread_values_add_id(struct thread_values *v, uint32_t thread, uint32_t ctx,
 			  uint32_t metric, double incl, double excl);
 void thread_values_totals_id(struct thread_values *v, uint32_t thread, const double *totals);
+/* Room for N more values at once. */
+void thread_values_reserve(struct thread_values *v, size_t n);
 /* How many values are waiting. */
 size_t thread_values_count(const struct thread_values *v);
 /* By context: the one thread with values there, SOLE_SEVERAL when more
