@@ -26,13 +26,14 @@ void partial_split(const struct experiment *e, int nranks, int rank, size_t *fir
 		total += 1.0 + e->thread[i]->t->nnodes + e->thread[i]->t->nvalues;
 	*first = *end = e->nthread;
 	for (size_t i = 0; i < e->nthread;) {
-		/* A process goes to the rank its first thread's place in
-		 * the whole says: shares are runs of whole processes. */
+		/* A process goes to the rank its middle falls to: shares
+		 * are runs of whole processes, and N equal processes on N
+		 * ranks are one each. */
 		size_t j = i;
 		double w = 0;
 		for (; j < e->nthread && e->thread[j]->proc == e->thread[i]->proc; j++)
 			w += 1.0 + e->thread[j]->t->nnodes + e->thread[j]->t->nvalues;
-		int owner = (int)(before * nranks / total);
+		int owner = (int)((before + w / 2) * nranks / total);
 		if (owner >= nranks)
 			owner = nranks - 1;
 		if (owner == rank && *first == e->nthread)
@@ -66,7 +67,7 @@ static void keep_value(void *arg, const struct exp_thread *th, uint32_t ctx, uin
 {
 	struct partial *pt = arg;
 	grow_array(&pt->value, &pt->capvalue, pt->nvalue + 1, sizeof *pt->value);
-	pt->value[pt->nvalue++] = (struct partial_value){ th->id, ctx, metric, incl, excl };
+	pt->value[pt->nvalue++] = (struct thread_row){ ctx, metric, th->id, incl, excl };
 }
 
 /* Room for one more thread's totals; returns them. */
@@ -177,6 +178,30 @@ static void pack_stats(struct pack *p, const struct ctree *t)
 	put_u32(p, (uint32_t)t->thread_derivable);
 }
 
+/* The threads' values in runs of one thread and metric, 20 bytes a value
+ * (the merge gives them so: thread by thread, metric by metric). */
+static void pack_values(struct pack *p, const struct partial *pt)
+{
+	uint64_t runs = 0;
+	for (size_t i = 0; i < pt->nvalue; i++)
+		runs += i == 0 || pt->value[i].thread != pt->value[i - 1].thread ||
+			pt->value[i].metric != pt->value[i - 1].metric;
+	put_u64(p, runs);
+	for (size_t i = 0; i < pt->nvalue;) {
+		size_t j = i;
+		while (j < pt->nvalue && pt->value[j].thread == pt->value[i].thread &&
+		       pt->value[j].metric == pt->value[i].metric)
+			j++;
+		uint32_t head[3] = { pt->value[i].thread, pt->value[i].metric, (uint32_t)(j - i) };
+		put(p, head, sizeof head);
+		for (; i < j; i++) {
+			put_u32(p, pt->value[i].ctx);
+			put_f64(p, pt->value[i].incl);
+			put_f64(p, pt->value[i].excl);
+		}
+	}
+}
+
 unsigned char *partial_pack(const struct partial *pt, size_t *len)
 {
 	struct pack p = { NULL, 0, 0 };
@@ -185,8 +210,7 @@ unsigned char *partial_pack(const struct partial *pt, size_t *len)
 	pack_strings(&p, pt->tree);
 	pack_nodes(&p, pt->tree);
 	pack_stats(&p, pt->tree);
-	put_u64(&p, pt->nvalue);
-	put(&p, pt->value, pt->nvalue * sizeof *pt->value);
+	pack_values(&p, pt);
 	put_u64(&p, pt->nthread);
 	put(&p, pt->thread, pt->nthread * sizeof *pt->thread);
 	put(&p, pt->total, pt->nthread * pt->tree->nmetric * sizeof *pt->total);
@@ -337,17 +361,25 @@ static void absorb_stats(struct unpack *u, struct ctree *t, const uint32_t *map,
 static void absorb_values(struct unpack *u, struct partial *pt, const uint32_t *map, uint32_t n)
 {
 	size_t nm = pt->tree->nmetric;
-	uint64_t nv = get_count(u, sizeof *pt->value);
-	grow_array(&pt->value, &pt->capvalue, pt->nvalue + nv + 1, sizeof *pt->value);
-	for (uint64_t k = 0; k < nv && !u->bad; k++) {
-		struct partial_value *v = &pt->value[pt->nvalue];
-		get(u, v, sizeof *v);
-		if (v->ctx >= n || v->metric >= nm) {
+	uint64_t runs = get_count(u, 12);
+	for (uint64_t k = 0; k < runs && !u->bad; k++) {
+		uint32_t head[3];
+		get(u, head, sizeof head);
+		if (head[1] >= nm || head[2] > (uint64_t)(u->end - u->p) / 20) {
 			u->bad = 1;
 			return;
 		}
-		v->ctx = map[v->ctx];
-		pt->nvalue++;
+		grow_array(&pt->value, &pt->capvalue, pt->nvalue + head[2] + 1, sizeof *pt->value);
+		for (uint32_t e = 0; e < head[2]; e++) {
+			uint32_t ctx = get_u32(u);
+			double incl = get_f64(u), excl = get_f64(u);
+			if (ctx >= n) {
+				u->bad = 1;
+				return;
+			}
+			pt->value[pt->nvalue++] = (struct thread_row){ map[ctx], head[1], head[0],
+								       incl, excl };
+		}
 	}
 	uint64_t nt = get_count(u, sizeof(uint32_t) + nm * sizeof(double));
 	const unsigned char *ids = u->p;
@@ -401,12 +433,10 @@ int partial_absorb(struct partial *pt, const unsigned char *bytes, size_t len)
 struct thread_values *partial_values(struct partial *pt, sqlite3 *db)
 {
 	struct thread_values *v = thread_values_new(db, pt->tree);
-	thread_values_reserve(v, pt->nvalue);
 	for (size_t i = 0; i < pt->nthread; i++)
 		thread_values_totals_id(v, pt->thread[i], &pt->total[i * pt->tree->nmetric]);
-	for (size_t i = 0; i < pt->nvalue; i++) {
-		const struct partial_value *x = &pt->value[i];
-		thread_values_add_id(v, x->thread, x->ctx, x->metric, x->incl, x->excl);
-	}
+	thread_values_adopt(v, pt->value, pt->nvalue, pt->capvalue);
+	pt->value = NULL;
+	pt->nvalue = pt->capvalue = 0;
 	return v;
 }

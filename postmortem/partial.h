@@ -26,16 +26,12 @@ struct ctree;
 struct experiment;
 struct trace_rows;
 struct thread_values;
-
-struct partial_value {
-	uint32_t thread, ctx, metric;
-	double incl, excl;
-};
+struct thread_row;
 
 struct partial {
 	struct ctree *tree;		/* borrowed: the rank's tree */
 	struct trace_rows *trace;	/* borrowed: its trace rows */
-	struct partial_value *value;	/* threads' values, in merge order */
+	struct thread_row *value;	/* threads' values, in merge order */
 	size_t nvalue, capvalue;
 	uint32_t *thread;		/* threads merged, in order */
 	double *total;			/* their totals, nmetric each */
@@ -63,7 +59,7 @@ int partial_absorb(struct partial *pt, const unsigned char *bytes, size_t len);
 
 /* Once every share is in: writes each thread's totals into DB and
  * returns the values for the rest of the writing, as the serial merge's
- * thread_values. */
+ * thread_values (which takes PT's values over). */
 struct thread_values *partial_values(struct partial *pt, sqlite3 *db);
 
 #endif

@@ -64,12 +64,6 @@ static double seconds(uint64_t ns)
 
 /* ---- per-thread values ----------------------------------------------------- */
 
-/* A thread's value at a context. */
-struct thread_row {
-	uint32_t ctx, metric, thread;
-	double incl, excl;
-};
-
 struct thread_values {
 	sqlite3 *db;
 	const struct ctree *tree;
@@ -89,16 +83,20 @@ struct thread_values *thread_values_new(sqlite3 *db, const struct ctree *tree)
 	return v;
 }
 
-void thread_values_add_id(struct thread_values *v, uint32_t thread, uint32_t ctx,
-			  uint32_t metric, double incl, double excl)
+static void thread_values_add_id(struct thread_values *v, uint32_t thread, uint32_t ctx,
+				 uint32_t metric, double incl, double excl)
 {
 	grow_array(&v->rows, &v->caprows, v->nrows + 1, sizeof *v->rows);
 	v->rows[v->nrows++] = (struct thread_row){ ctx, metric, thread, incl, excl };
 }
 
-void thread_values_reserve(struct thread_values *v, size_t n)
+void thread_values_adopt(struct thread_values *v, struct thread_row *rows, size_t n,
+			 size_t cap)
 {
-	grow_array(&v->rows, &v->caprows, v->nrows + n + 1, sizeof *v->rows);
+	free(v->rows);
+	v->rows = rows;
+	v->nrows = n;
+	v->caprows = cap;
 }
 
 void thread_values_add(void *values, const struct exp_thread *th, uint32_t ctx, uint32_t metric,

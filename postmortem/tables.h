@@ -58,13 +58,17 @@ void thread_values_add(void *values, const struct exp_thread *th, uint32_t ctx, 
  * into thread_metrics now: they are small. */
 void thread_values_totals(struct thread_values *v, const struct exp_thread *th,
 			  const double *totals);
-/* The same for a thread known by its id (threads.id): the values and
- * totals other ranks merged (`culprit prof --mpi`). */
-void thread_values_add_id(struct thread_values *v, uint32_t thread, uint32_t ctx,
-			  uint32_t metric, double incl, double excl);
+/* The same for a thread known by its id (threads.id): the totals other
+ * ranks merged (`culprit prof --mpi`). */
 void thread_values_totals_id(struct thread_values *v, uint32_t thread, const double *totals);
-/* Room for N more values at once. */
-void thread_values_reserve(struct thread_values *v, size_t n);
+/* Takes ROWS (malloc'd, CAP of room) as V's values, in place of the none
+ * it holds: a merge's values gathered elsewhere (partial.c). */
+struct thread_row {
+	uint32_t ctx, metric, thread;
+	double incl, excl;
+};
+void thread_values_adopt(struct thread_values *v, struct thread_row *rows, size_t n,
+			 size_t cap);
 /* How many values are waiting. */
 size_t thread_values_count(const struct thread_values *v);
 /* By context: the one thread with values there, SOLE_SEVERAL when more
