@@ -328,7 +328,29 @@ static void warn_unfinished(const struct experiment *e)
 	}
 }
 
+/* Drops the thread files of L that KEEP does not want, unread. */
+static void keep_threads(struct file_list *l, exp_keep_fn keep, void *arg)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < l->n; i++) {
+		struct file *f = &l->file[i];
+		if (ends_with(f->path, ".thread") && !keep(arg, f->path)) {
+			free(f->path);
+			free(f->dir);
+			continue;
+		}
+		l->file[n++] = *f;
+	}
+	l->n = n;
+}
+
 int experiment_load(struct experiment *e, char *const *dirs, int ndirs, int jobs, int strict)
+{
+	return experiment_load_some(e, dirs, ndirs, jobs, strict, NULL, NULL);
+}
+
+int experiment_load_some(struct experiment *e, char *const *dirs, int ndirs, int jobs,
+			 int strict, exp_keep_fn keep, void *arg)
 {
 	struct file_list files = { NULL, 0, 0 };
 	int failed = 0;
@@ -338,6 +360,8 @@ int experiment_load(struct experiment *e, char *const *dirs, int ndirs, int jobs
 		failed = list_directory(dirs[d], &files) < 0;
 	if (!failed) {
 		qsort(files.file, files.n, sizeof *files.file, by_path);
+		if (keep)
+			keep_threads(&files, keep, arg);
 		progress_start("reading");
 		progress_update("%zu files", files.n);
 		parallel_for(jobs, files.n, load_one, files.file);
@@ -355,7 +379,7 @@ int experiment_load(struct experiment *e, char *const *dirs, int ndirs, int jobs
 		warn_unfinished(e);
 		experiment_runs(e);
 	}
-	if (!failed && e->nthread == 0) {
+	if (!failed && e->nthread == 0 && !keep) {
 		msg_error("no usable thread measurements in %s%s", dirs[0],
 			  ndirs > 1 ? " and the others" : "");
 		failed = 1;

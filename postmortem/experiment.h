@@ -60,6 +60,12 @@ struct experiment {
  * 0, or -1 after printing one line when nothing usable was found or
  * (STRICT) a file was bad; *E is then empty and needs no freeing. */
 int experiment_load(struct experiment *e, char *const *dirs, int ndirs, int jobs, int strict);
+/* The same, reading only the thread files KEEP(ARG, PATH) wants (every
+ * process file is read): one rank's share of `culprit prof --mpi`.  Its
+ * threads are numbered among themselves, and having none is no error. */
+typedef int (*exp_keep_fn)(void *arg, const char *path);
+int experiment_load_some(struct experiment *e, char *const *dirs, int ndirs, int jobs,
+			 int strict, exp_keep_fn keep, void *arg);
 /* Frees what *E holds and leaves it empty; freeing an empty one is a no-op. */
 void experiment_free(struct experiment *e);
 

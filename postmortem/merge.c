@@ -160,7 +160,7 @@ static void add_metric(struct ctree *t, size_t *cap, uint32_t ev, const char *na
 }
 
 struct ctree *ctree_new(const struct experiment *e, const struct ovh_rules *rules,
-			char *const *types, size_t ntypes)
+			char *const *types, size_t ntypes, const struct ctree_columns *more)
 {
 	struct ctree *t = xcalloc(1, sizeof *t);
 	size_t cap = 0;
@@ -194,6 +194,11 @@ struct ctree *ctree_new(const struct experiment *e, const struct ovh_rules *rule
 			uint32_t ev = find_event(t, p->events[th->columns[c].event].name);
 			add_metric(t, &cap, ev, th->columns[c].metric);
 		}
+	}
+	for (size_t i = 0; more && i < more->n; i++) {
+		uint32_t ev = find_event(t, more->event[i]);
+		if (ev != CTX_NONE)
+			add_metric(t, &cap, ev, more->metric[i]);
 	}
 	/* The overhead metrics of every event that has work. */
 	t->rules = rules;

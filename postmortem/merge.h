@@ -142,11 +142,21 @@ int ctree_derived_matches(const double from[2], const double plus[2], const doub
 typedef void (*ctx_thread_sink)(void *arg, const struct exp_thread *t, uint32_t ctx,
 				uint32_t metric, double incl, double excl);
 
-/* An empty tree with the events and metrics of every thread of E, and
- * for each event the overhead metrics: overhead, useful_work, effort and
- * overhead:TYPE for each of TYPES (NTYPES), classified by RULES. */
+/* Columns of threads that are not in an experiment: events and metrics
+ * by name, each pair a metric of the tree (`culprit prof --mpi`: a rank
+ * reads its share of the threads, and its tree has every thread's
+ * metrics). */
+struct ctree_columns {
+	char **event, **metric;
+	size_t n;
+};
+
+/* An empty tree with the events and metrics of every thread of E (and of
+ * MORE, or NULL), and for each event the overhead metrics: overhead,
+ * useful_work, effort and overhead:TYPE for each of TYPES (NTYPES),
+ * classified by RULES. */
 struct ctree *ctree_new(const struct experiment *e, const struct ovh_rules *rules,
-			char *const *types, size_t ntypes);
+			char *const *types, size_t ntypes, const struct ctree_columns *more);
 /* The class of context NODE, if samples landed there; NULL otherwise. */
 const struct ctx_class *ctree_class(const struct ctree *t, uint32_t node);
 void ctree_free(struct ctree *t);

@@ -82,15 +82,17 @@ static double *next_totals(struct partial *pt, uint32_t thread)
 
 void partial_merge(struct partial *pt, struct experiment *e, size_t first, size_t end)
 {
+	/* The others' trees first: this rank's memory is then its share. */
+	for (size_t i = 0; i < e->nthread; i++)
+		if (i < first || i >= end)
+			exp_thread_release(e->thread[i]);
 	progress_start("merging");
-	for (size_t i = 0; i < e->nthread; i++) {
+	for (size_t i = first; i < end; i++) {
 		struct exp_thread *th = e->thread[i];
-		if (i >= first && i < end) {
-			progress_update("thread %zu of %zu", i + 1, e->nthread);
-			double *totals = next_totals(pt, th->id);
-			ctree_add_thread(pt->tree, th, keep_value, pt, totals);
-			trace_rows_add_thread(pt->trace, pt->tree, th);
-		}
+		progress_update("thread %zu of %zu", i + 1, e->nthread);
+		double *totals = next_totals(pt, th->id);
+		ctree_add_thread(pt->tree, th, keep_value, pt, totals);
+		trace_rows_add_thread(pt->trace, pt->tree, th);
 		exp_thread_release(th);
 	}
 	progress_end();
@@ -439,4 +441,164 @@ struct thread_values *partial_values(struct partial *pt, sqlite3 *db)
 	pt->value = NULL;
 	pt->nvalue = pt->capvalue = 0;
 	return v;
+}
+
+/* ---- the plan ------------------------------------------------------------ */
+
+static void put_str(struct pack *p, const char *s)
+{
+	uint32_t len = (uint32_t)strlen(s) + 1;
+	put_u32(p, len);
+	put(p, s, len);
+}
+
+/* A string of the bytes (NUL-terminated there), copied; NULL when bad. */
+static char *get_str(struct unpack *u)
+{
+	uint32_t len = get_u32(u);
+	if (u->bad || len == 0 || len > (size_t)(u->end - u->p) || u->p[len - 1] != 0) {
+		u->bad = 1;
+		return NULL;
+	}
+	char *s = xstrdup((const char *)u->p);
+	u->p += len;
+	return s;
+}
+
+unsigned char *partial_plan_pack(const struct experiment *e, char *const *types, size_t ntypes,
+				 int nranks, size_t *len)
+{
+	struct pack p = { NULL, 0, 0 };
+	put_u32(&p, PARTIAL_MAGIC + 1);
+	put_u32(&p, (uint32_t)ntypes);
+	for (size_t i = 0; i < ntypes; i++)
+		put_str(&p, types[i]);
+	/* The columns, each (event, metric) once: a few kinds among
+	 * however many threads. */
+	const char **col = NULL;
+	size_t ncol = 0, capcol = 0;
+	for (size_t i = 0; i < e->nthread; i++) {
+		const struct exp_thread *t = e->thread[i];
+		for (uint32_t c = 0; c < t->t->ncolumns; c++) {
+			const char *ev = t->proc->p->events[t->t->columns[c].event].name;
+			const char *metric = t->t->columns[c].metric;
+			size_t k = 0;
+			while (k < ncol && (strcmp(col[k], ev) || strcmp(col[k + 1], metric)))
+				k += 2;
+			if (k < ncol)
+				continue;
+			grow_array(&col, &capcol, ncol + 2, sizeof *col);
+			col[ncol++] = ev;
+			col[ncol++] = metric;
+		}
+	}
+	put_u32(&p, (uint32_t)(ncol / 2));
+	for (size_t k = 0; k < ncol; k++)
+		put_str(&p, col[k]);
+	free(col);
+	put_u32(&p, (uint32_t)e->nthread);
+	for (int r = 0; r < nranks; r++) {
+		size_t first, end;
+		partial_split(e, nranks, r, &first, &end);
+		for (size_t i = first; i < end; i++) {
+			put_u32(&p, e->thread[i]->id);
+			put_u32(&p, (uint32_t)r);
+			put_str(&p, e->thread[i]->path);
+		}
+	}
+	*len = p.n;
+	return p.b;
+}
+
+static int by_path(const void *a, const void *b)
+{
+	const struct plan_thread *x = a, *y = b;
+	return strcmp(x->path, y->path);
+}
+
+int partial_plan_unpack(struct partial_plan *plan, const unsigned char *bytes, size_t len,
+			int rank)
+{
+	struct unpack u = { bytes, bytes + len, 0 };
+	size_t cap = 0;
+	memset(plan, 0, sizeof *plan);
+	if (get_u32(&u) != PARTIAL_MAGIC + 1)
+		return -1;
+	uint32_t n = get_u32(&u);
+	for (uint32_t i = 0; i < n && !u.bad; i++) {
+		char *t = get_str(&u);
+		if (!t)
+			break;
+		grow_array(&plan->type, &cap, plan->ntype + 1, sizeof *plan->type);
+		plan->type[plan->ntype++] = t;
+	}
+	n = get_u32(&u);
+	for (uint32_t i = 0; i < n && !u.bad; i++) {
+		char *ev = get_str(&u), *metric = get_str(&u);
+		struct ctree_columns *c = &plan->columns;
+		c->event = xrealloc(c->event, (c->n + 1) * sizeof *c->event);
+		c->metric = xrealloc(c->metric, (c->n + 1) * sizeof *c->metric);
+		c->event[c->n] = ev;
+		c->metric[c->n++] = metric;
+		if (!ev || !metric)
+			u.bad = 1;
+	}
+	/* This rank's files, with their ids, sorted by path for lookups. */
+	n = get_u32(&u);
+	cap = 0;
+	for (uint32_t i = 0; i < n && !u.bad; i++) {
+		uint32_t id = get_u32(&u), owner = get_u32(&u);
+		char *path = get_str(&u);
+		if (!path)
+			break;
+		if ((int)owner != rank) {
+			free(path);
+			continue;
+		}
+		grow_array(&plan->thread, &cap, plan->nthread + 1, sizeof *plan->thread);
+		plan->thread[plan->nthread++] = (struct plan_thread){ path, id };
+	}
+	if (plan->nthread)
+		qsort(plan->thread, plan->nthread, sizeof *plan->thread, by_path);
+	if (u.bad || u.p != u.end) {
+		partial_plan_free(plan);
+		return -1;
+	}
+	return 0;
+}
+
+static const struct plan_thread *plan_find(const struct partial_plan *plan, const char *path)
+{
+	if (!plan->nthread)
+		return NULL;
+	struct plan_thread key = { (char *)path, 0 };
+	return bsearch(&key, plan->thread, plan->nthread, sizeof key, by_path);
+}
+
+int partial_plan_keeps(void *plan, const char *path)
+{
+	return plan_find(plan, path) != NULL;
+}
+
+uint32_t partial_plan_id(const struct partial_plan *plan, const char *path)
+{
+	const struct plan_thread *t = plan_find(plan, path);
+	return t ? t->id : 0;
+}
+
+void partial_plan_free(struct partial_plan *plan)
+{
+	for (size_t i = 0; i < plan->ntype; i++)
+		free(plan->type[i]);
+	free(plan->type);
+	for (size_t i = 0; i < plan->columns.n; i++) {
+		free(plan->columns.event[i]);
+		free(plan->columns.metric[i]);
+	}
+	free(plan->columns.event);
+	free(plan->columns.metric);
+	for (size_t i = 0; i < plan->nthread; i++)
+		free(plan->thread[i].path);
+	free(plan->thread);
+	memset(plan, 0, sizeof *plan);
 }

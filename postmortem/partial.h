@@ -22,6 +22,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "merge.h"
+
 struct ctree;
 struct experiment;
 struct trace_rows;
@@ -47,7 +49,7 @@ void partial_init(struct partial *pt, struct ctree *tree, struct trace_rows *tra
 void partial_free(struct partial *pt);
 
 /* Merges threads FIRST to END of E into the share, and frees every
- * thread's tree (the others' are other ranks' to merge). */
+ * thread's tree (the others', other ranks' to merge, first). */
 void partial_merge(struct partial *pt, struct experiment *e, size_t first, size_t end);
 
 /* The share as bytes (malloc'd), *LEN of them. */
@@ -61,5 +63,33 @@ int partial_absorb(struct partial *pt, const unsigned char *bytes, size_t len);
  * returns the values for the rest of the writing, as the serial merge's
  * thread_values (which takes PT's values over). */
 struct thread_values *partial_values(struct partial *pt, sqlite3 *db);
+
+/* What every rank needs of the experiment that rank 0 alone read: the
+ * overhead types (from the symbols of every module), the threads'
+ * columns, and for this rank its threads' files and their ids. */
+struct partial_plan {
+	char **type;
+	size_t ntype;
+	struct ctree_columns columns;
+	struct plan_thread {
+		char *path;		/* a thread file of this rank's */
+		uint32_t id;		/* its threads.id */
+	} *thread;			/* sorted by path */
+	size_t nthread;
+};
+
+/* Rank 0's plan for NRANKS ranks from E (loaded whole) and its overhead
+ * TYPES: bytes (malloc'd), *LEN of them. */
+unsigned char *partial_plan_pack(const struct experiment *e, char *const *types, size_t ntypes,
+				 int nranks, size_t *len);
+/* RANK's part of the packed plan.  Returns 0, or -1 when the bytes are
+ * not a plan. */
+int partial_plan_unpack(struct partial_plan *plan, const unsigned char *bytes, size_t len,
+			int rank);
+/* Whether PATH is one of the plan's thread files (an exp_keep_fn), and
+ * its id, or 0. */
+int partial_plan_keeps(void *plan, const char *path);
+uint32_t partial_plan_id(const struct partial_plan *plan, const char *path);
+void partial_plan_free(struct partial_plan *plan);
 
 #endif

@@ -361,11 +361,17 @@ static int write_results(sqlite3 *db, const struct prof_options *o, struct prof 
 	return quality_warning(db, warning, size);
 }
 
-void prof_new_tree(struct prof *p)
+void prof_new_tree(struct prof *p, const struct ctree_columns *more)
 {
-	collect_types(&p->types, &p->rules, p->sym);
-	p->tree = ctree_new(&p->e, &p->rules, p->types.name, p->types.n);
+	if (!more)		/* else the types are rank 0's, given */
+		collect_types(&p->types, &p->rules, p->sym);
+	p->tree = ctree_new(&p->e, &p->rules, p->types.name, p->types.n, more);
 	trace_rows_init(&p->trace, &p->e);
+}
+
+void prof_add_type(struct prof *p, const char *type)
+{
+	add_type(&p->types, type);
 }
 
 int prof_write_database(const struct prof_options *o, struct prof *p, prof_merge_fn merge,
@@ -425,9 +431,9 @@ int prof_check(const struct prof_options *o, struct prof *p, int *done)
 	return EXIT_OK;
 }
 
-int prof_load(const struct prof_options *o, struct prof *p)
+int prof_load(const struct prof_options *o, struct prof *p, exp_keep_fn keep, void *arg)
 {
-	if (experiment_load(&p->e, o->dirs, o->ndirs, o->jobs, o->strict) < 0)
+	if (experiment_load_some(&p->e, o->dirs, o->ndirs, o->jobs, o->strict, keep, arg) < 0)
 		return EXIT_FAIL;
 	p->sym = name_addresses(&p->e, o->jobs);
 	return EXIT_OK;
@@ -486,9 +492,9 @@ static int prof_run(const struct prof_options *o, struct prof *p)
 		return EXIT_OK;
 	}
 	double started = now_seconds();
-	if (prof_load(o, p) != EXIT_OK)
+	if (prof_load(o, p, NULL, NULL) != EXIT_OK)
 		return EXIT_FAIL;
-	prof_new_tree(p);
+	prof_new_tree(p, NULL);
 	if (prof_write_database(o, p, merge_threads, NULL) < 0)
 		return EXIT_FAIL;
 	prof_summary(o, p, started, "");

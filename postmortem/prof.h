@@ -9,6 +9,7 @@
 
 #include "diagnose.h"
 #include "experiment.h"
+#include "merge.h"
 #include "overhead.h"
 #include "trace.h"
 
@@ -60,12 +61,15 @@ int prof_parse_options(int argc, char **argv, struct prof_options *o);
  * output.  Returns EXIT_OK, or the status after a message; *DONE when
  * there is nothing more to do (--show-rules: print P->rules). */
 int prof_check(const struct prof_options *o, struct prof *p, int *done);
-/* Loads the measurements and names their addresses: EXIT_OK or EXIT_FAIL
- * after a message. */
-int prof_load(const struct prof_options *o, struct prof *p);
+/* Loads the measurements (with KEEP, NULL for all, only the thread files
+ * it wants: experiment_load_some) and names their addresses: EXIT_OK or
+ * EXIT_FAIL after a message. */
+int prof_load(const struct prof_options *o, struct prof *p, exp_keep_fn keep, void *arg);
 /* P's empty tree, with the metrics of every thread and overhead type,
- * and its trace rows' origin. */
-void prof_new_tree(struct prof *p);
+ * and its trace rows' origin.  With MORE, the columns of threads not
+ * loaded, P's overhead types are the ones given by prof_add_type. */
+void prof_new_tree(struct prof *p, const struct ctree_columns *more);
+void prof_add_type(struct prof *p, const char *type);
 /* Merges every thread into P->tree, with their trace rows into P->trace,
  * and returns their values (tables.h), every thread's totals written
  * into DB. */

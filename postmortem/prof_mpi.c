@@ -191,6 +191,71 @@ static int all_ok(const struct ranks *r, int status)
 	return 0;
 }
 
+/* The bytes of rank 0's *LEN at B, on every rank (allocated there). */
+static unsigned char *share_bytes(unsigned char *b, size_t *len)
+{
+	uint64_t n = *len;
+	MPI_Request req;
+	MPI_Ibcast(&n, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD, &req);
+	idle_wait(&req);
+	if (!b)
+		b = xmalloc(n + 1);
+	for (size_t off = 0; off < n; off += CHUNK) {
+		size_t k = n - off < CHUNK ? n - off : CHUNK;
+		MPI_Ibcast(b + off, (int)k, MPI_BYTE, 0, MPI_COMM_WORLD, &req);
+		idle_wait(&req);
+	}
+	*len = n;
+	return b;
+}
+
+/* Step 1: rank 0 reads every file, names every address and plans the
+ * shares; the others read the process files and their share's thread
+ * files.  Every rank ends with its tree, empty.  Returns EXIT_OK or
+ * EXIT_FAIL (rank 0: after a message; all ranks know of rank 0's). */
+static int load_share(struct prof_options *o, struct prof *p, struct ranks *r)
+{
+	struct partial_plan plan;
+	unsigned char *b = NULL;
+	size_t len = 0;
+	int status = EXIT_OK;
+
+	if (r->rank == 0) {
+		status = prof_load(o, p, NULL, NULL);
+		if (status == EXIT_OK) {
+			prof_new_tree(p, NULL);
+			partial_split(&p->e, r->size, 0, &r->first, &r->end);
+			b = partial_plan_pack(&p->e, p->types.name, p->types.n, r->size, &len);
+		}
+	}
+	share_status(&status);
+	if (status != EXIT_OK) {
+		free(b);
+		return status;
+	}
+	b = share_bytes(b, &len);
+	if (r->rank > 0) {
+		if (partial_plan_unpack(&plan, b, len, r->rank) < 0) {
+			free(b);
+			return EXIT_FAIL;
+		}
+		status = prof_load(o, p, partial_plan_keeps, &plan);
+		if (status == EXIT_OK) {
+			/* Rank 0's numbers for the threads, already in its order. */
+			for (size_t i = 0; i < p->e.nthread; i++)
+				p->e.thread[i]->id = partial_plan_id(&plan, p->e.thread[i]->path);
+			for (size_t i = 0; i < plan.ntype; i++)
+				prof_add_type(p, plan.type[i]);
+			prof_new_tree(p, &plan.columns);
+			r->first = 0;
+			r->end = p->e.nthread;
+		}
+		partial_plan_free(&plan);
+	}
+	free(b);
+	return status;
+}
+
 static int prof_mpi(int argc, char **argv, struct ranks *r)
 {
 	struct prof_options o;
@@ -221,14 +286,12 @@ static int prof_mpi(int argc, char **argv, struct ranks *r)
 		ovh_rules_print(&p.rules, stdout);
 	if (status != EXIT_OK || done)
 		goto out;
-	status = prof_load(&o, &p);
+	status = load_share(&o, &p, r);
 	if (!all_ok(r, status)) {
 		status = EXIT_FAIL;
 		goto out;
 	}
-	prof_new_tree(&p);
 	partial_init(&r->share, p.tree, &p.trace);
-	partial_split(&p.e, r->size, r->rank, &r->first, &r->end);
 	if (r->rank > 0) {
 		partial_merge(&r->share, &p.e, r->first, r->end);
 		reduce(r);

@@ -129,6 +129,17 @@ if [ -x "$(dirname "$CULPRIT")/postmortem/culprit-prof-mpi" ]; then
 		mpirun -np 2 "$CULPRIT" prof --mpi -q -o crash2.db crash > /dev/null 2>&1
 		check "prof --mpi, a crashed rank's measurement: serial prof's database" \
 			python3 "$srcdir/tests/same_db.py" crash.db crash2.db
+		# A damaged thread file: rank 0 reads every file and leaves it
+		# out of the plan; the others never read it.
+		cp -r m bad
+		f=$(ls bad/r1-*.thread | head -n 1)
+		head -c 300 "$f" > "$f.cut" && mv "$f.cut" "$f"
+		"$CULPRIT" prof -q -o bad.db bad > bad.out 2>&1
+		mpirun -np 3 "$CULPRIT" prof --mpi -q -o bad3.db bad > bad3.out 2>&1
+		check "prof --mpi, a damaged thread file: skipped with serial prof's one warning" \
+			sh -c "grep -q 'skipped' bad.out && cmp -s bad.out bad3.out"
+		check "prof --mpi, a damaged thread file: serial prof's database" \
+			python3 "$srcdir/tests/same_db.py" bad.db bad3.db
 	else
 		skip "prof --mpi against serial prof" "python3 is not installed"
 	fi
