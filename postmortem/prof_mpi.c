@@ -1,22 +1,28 @@
 /* prof_mpi.c - culprit-prof-mpi, what `culprit prof --mpi` becomes under
- * mpirun: the ranks share the merge, rank 0 writes the database.
+ * mpirun: the ranks share the reading and the merge, rank 0 writes the
+ * database.
  *
- *   1. every rank reads and checks every measurement file and names
- *      every sampled address, as `culprit prof` does (so that process and
- *      thread ids, metrics and overhead types are the same everywhere,
- *      with nothing sent); rank 0 meanwhile writes who was measured;
- *   2. each rank merges its share, a run of whole processes about equal in
- *      nodes and values, into a tree of its own (partial.c);
- *   3. the shares are merged by a binomial reduction: at step k, a rank
+ *   1. rank 0 reads and checks every measurement file and names every
+ *      sampled address, as `culprit prof` does: it writes who was
+ *      measured, and decides which files are usable.  It splits the
+ *      threads into shares, runs of whole processes about equal in nodes
+ *      and values, and sends a plan: the overhead types (from every
+ *      module's symbols), the threads' columns (so that every tree has
+ *      every metric) and each thread file's rank and id;
+ *   2. the other ranks read the process files and their share's thread
+ *      files, name those threads' addresses, and number the threads as
+ *      rank 0 did;
+ *   3. each rank merges its share into a tree of its own (partial.c);
+ *   4. the shares are merged by a binomial reduction: at step k, a rank
  *      with bit k set sends its tree to the rank 2^k below it, which
  *      merges it into its own.  Every merge joins two adjacent runs of
  *      threads, the lower first, so rank 0 ends with the serial merge's
  *      tree in log2(ranks) steps;
- *   4. rank 0 writes the database as `culprit prof` does.
+ *   5. rank 0 writes the database as `culprit prof` does, one SQLite
+ *      writer.
  *
- * Reading and naming are repeated on every rank: they are the cheap part
- * (a few percent of prof), and the merge, the large part after the
- * writing, is what is split.  The writing stays one SQLite writer. */
+ * Rank 0's reading is serial prof's (it frees the others' trees before
+ * merging its own share); another rank's memory is its share's. */
 #define _GNU_SOURCE
 #include "merge.h"
 #include "partial.h"
