@@ -53,6 +53,13 @@ check "by rank: rank 1 waited in MPI as long as it timed its wait, within 25%; r
 	sh -c "awk -v a=$wait1 -v b=$wait0 -v w=$want_wait 'BEGIN { d = a - w; if (d < 0) d = -d; exit !(d <= 0.25 * w + 0.02 && a > 10 * b) }'"
 top=$(awk -F, '$1 == "frame" { print $9 "," $16; exit }' ranks.csv)
 check "by rank: the most imbalanced frame is heavy, slowest on rank 0 ($top)" [ "$top" = "heavy,0" ]
+# The ranks' MPI waiting, shared out over the frames by their imbalance:
+# most of it is for heavy(), which only rank 0 runs.
+blame=$(awk -F, '$1 == "rank" { w += $7 } $1 == "frame" && $18 > m { m = $18; f = $9 }
+	$1 == "frame" && $9 == "heavy" { h = $18 } END { printf "%s %.3f %.3f", f, h, w }' ranks-wall.csv)
+note "MPI waiting blamed: most on ${blame%% *}; heavy and all waiting, s: ${blame#* }"
+check "by rank: the MPI waiting is blamed most on heavy, over 60% of it" \
+	sh -c "echo '$blame' | awk '{ exit !(\$1 == \"heavy\" && \$2 > 0.6 * \$3) }'"
 "$CULPRIT" report --by-rank m.db > ranks.txt
 check "by rank (text): a row per rank and the frame" \
 	sh -c "grep -Eq '^ +2  ' ranks.txt && grep -q 'heavy (mpi_imbalance.c:' ranks.txt"
