@@ -370,7 +370,8 @@ int experiment_load_some(struct experiment *e, char *const *dirs, int ndirs, int
 		adopt_threads(e, &files, strict, &failed);
 		progress_end();
 		/* Threads in process and creation order (t2 before t10), numbered so. */
-		qsort(e->thread, e->nthread, sizeof *e->thread, by_process_seq);
+		if (e->nthread)	/* none: a rank of prof --mpi with no share */
+			qsort(e->thread, e->nthread, sizeof *e->thread, by_process_seq);
 		for (size_t i = 0; i < e->nthread; i++)
 			e->thread[i]->id = (uint32_t)i + 1;
 	}

@@ -60,6 +60,30 @@ void logical_names_build(struct ctree *t, const struct experiment *e)
 	}
 }
 
+void logical_names_replace(struct ctree *t, const struct logical_name_text *names, size_t n)
+{
+	logical_names_free(t);
+	t->lname_bits = 0;
+	if (!n)
+		return;
+	size_t cap = 16;
+	while (cap < 2 * n)
+		cap *= 2;
+	t->lname = xcalloc(cap, sizeof *t->lname);
+	t->lname_mask = cap - 1;
+	for (size_t i = 0; i < n; i++) {
+		const struct logical_name_text *m = &names[i];
+		if (m->line_bits > MFILE_LNAM_LINE_BITS_MAX)
+			continue;
+		struct logical_name l = {
+			m->ns, m->line_bits, m->ident, strtab_intern(t->str, m->name),
+			strtab_intern(t->str, m->file), m->first_line,
+		};
+		t->lname_bits |= 1ull << m->line_bits;
+		insert(t, &l);
+	}
+}
+
 void logical_names_free(struct ctree *t)
 {
 	free(t->lname);

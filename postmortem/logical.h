@@ -3,6 +3,7 @@
 #ifndef CULPRIT_LOGICAL_H
 #define CULPRIT_LOGICAL_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 struct ctree;
@@ -21,6 +22,17 @@ struct logical_name {
  * trees of the threads that ran its work. */
 void logical_names_build(struct ctree *t, const struct experiment *e);
 void logical_names_free(struct ctree *t);
+
+/* A name with its strings: another tree's table, as `culprit prof --mpi`
+ * sends it.  T's table becomes N of them (rank 0 gathered every thread's;
+ * another rank reads only its share's files). */
+struct logical_name_text {
+	uint32_t ns, line_bits;
+	uint64_t ident;
+	uint32_t first_line;
+	char *name, *file;
+};
+void logical_names_replace(struct ctree *t, const struct logical_name_text *names, size_t n);
 
 /* The procedure logical node (NS, KEY) stands for, and in *LINE the line
  * its key holds; NULL when no thread named it. */

@@ -5,7 +5,10 @@
 #define _GNU_SOURCE
 #include "partial.h"
 
+#include "bytes.h"
+
 #include "experiment.h"
+#include "hash.h"
 #include "merge.h"
 #include "tables.h"
 #include "tools.h"
@@ -100,24 +103,6 @@ void partial_merge(struct partial *pt, struct experiment *e, size_t first, size_
 
 /* ---- bytes out ----------------------------------------------------------- */
 
-struct pack {
-	unsigned char *b;
-	size_t n, cap;
-};
-
-static void put(struct pack *p, const void *v, size_t len)
-{
-	if (len == 0)
-		return;		/* V may be NULL: an empty share's arrays */
-	grow_array(&p->b, &p->cap, p->n + len, 1);
-	memcpy(p->b + p->n, v, len);
-	p->n += len;
-}
-
-static void put_u32(struct pack *p, uint32_t v) { put(p, &v, sizeof v); }
-static void put_u64(struct pack *p, uint64_t v) { put(p, &v, sizeof v); }
-static void put_f64(struct pack *p, double v) { put(p, &v, sizeof v); }
-
 static void pack_strings(struct pack *p, const struct ctree *t)
 {
 	uint32_t n = strtab_count(t->str);
@@ -204,11 +189,28 @@ static void pack_values(struct pack *p, const struct partial *pt)
 	}
 }
 
+/* The tree's metrics, by event and name in order, as one number: two
+ * trees' values add up only where they agree. */
+static uint64_t metrics_fingerprint(const struct ctree *t)
+{
+	uint64_t h = t->nmetric;
+	for (size_t m = 0; m < t->nmetric; m++) {
+		const char *parts[2] = { t->event[t->metric[m].event].name, t->metric[m].name };
+		for (int k = 0; k < 2; k++) {
+			for (const char *c = parts[k]; *c; c++)
+				h = hash_mix(h ^ (unsigned char)*c);
+			h = hash_mix(h ^ 0xff);
+		}
+	}
+	return h;
+}
+
 unsigned char *partial_pack(const struct partial *pt, size_t *len)
 {
 	struct pack p = { NULL, 0, 0 };
 	const struct trace_rows *tr = pt->trace;
 	put_u32(&p, PARTIAL_MAGIC);
+	put_u64(&p, metrics_fingerprint(pt->tree));
 	pack_strings(&p, pt->tree);
 	pack_nodes(&p, pt->tree);
 	pack_stats(&p, pt->tree);
@@ -225,36 +227,6 @@ unsigned char *partial_pack(const struct partial *pt, size_t *len)
 }
 
 /* ---- bytes in ------------------------------------------------------------ */
-
-struct unpack {
-	const unsigned char *p, *end;
-	int bad;
-};
-
-static int get(struct unpack *u, void *v, size_t len)
-{
-	if (u->bad || (size_t)(u->end - u->p) < len) {
-		u->bad = 1;
-		memset(v, 0, len);
-		return -1;
-	}
-	memcpy(v, u->p, len);
-	u->p += len;
-	return 0;
-}
-
-static uint32_t get_u32(struct unpack *u) { uint32_t v; get(u, &v, sizeof v); return v; }
-static uint64_t get_u64(struct unpack *u) { uint64_t v; get(u, &v, sizeof v); return v; }
-static double get_f64(struct unpack *u) { double v; get(u, &v, sizeof v); return v; }
-
-/* A count of items of SIZE bytes each that the rest can hold. */
-static uint64_t get_count(struct unpack *u, size_t size)
-{
-	uint64_t n = get_u64(u);
-	if (size && n > (uint64_t)(u->end - u->p) / size)
-		u->bad = 1;
-	return u->bad ? 0 : n;
-}
 
 /* The share's string ids, as this tree's. */
 static uint32_t *absorb_strings(struct unpack *u, struct ctree *t, uint32_t *n)
@@ -360,14 +332,16 @@ static void absorb_stats(struct unpack *u, struct ctree *t, const uint32_t *map,
 	t->thread_derivable &= get_u32(u) != 0;
 }
 
-static void absorb_values(struct unpack *u, struct partial *pt, const uint32_t *map, uint32_t n)
+static void absorb_values(struct unpack *u, struct partial *pt, const uint32_t *map, uint32_t n,
+			  uint32_t threads)
 {
 	size_t nm = pt->tree->nmetric;
 	uint64_t runs = get_count(u, 12);
 	for (uint64_t k = 0; k < runs && !u->bad; k++) {
 		uint32_t head[3];
 		get(u, head, sizeof head);
-		if (head[1] >= nm || head[2] > (uint64_t)(u->end - u->p) / 20) {
+		if (head[0] == 0 || head[0] > threads || head[1] >= nm ||
+		    head[2] > (uint64_t)(u->end - u->p) / 20) {
 			u->bad = 1;
 			return;
 		}
@@ -389,11 +363,16 @@ static void absorb_values(struct unpack *u, struct partial *pt, const uint32_t *
 	for (uint64_t k = 0; k < nt && !u->bad; k++) {
 		uint32_t id;
 		memcpy(&id, ids + k * sizeof id, sizeof id);
+		if (id == 0 || id > threads) {
+			u->bad = 1;
+			return;
+		}
 		get(u, next_totals(pt, id), nm * sizeof(double));
 	}
 }
 
-static void absorb_trace(struct unpack *u, struct trace_rows *tr, const uint32_t *map, uint32_t n)
+static void absorb_trace(struct unpack *u, struct trace_rows *tr, const uint32_t *map, uint32_t n,
+			 uint32_t threads)
 {
 	tr->dropped += get_u64(u);
 	tr->threads += get_u64(u);
@@ -402,7 +381,8 @@ static void absorb_trace(struct unpack *u, struct trace_rows *tr, const uint32_t
 	for (uint64_t k = 0; k < nr && !u->bad; k++) {
 		struct trace_row *row = &tr->row[tr->n];
 		get(u, row, sizeof *row);
-		if (row->ctx != CTX_NONE && row->ctx >= n) {
+		if ((row->ctx != CTX_NONE && row->ctx >= n) || row->thread == 0 ||
+		    row->thread > threads) {
 			u->bad = 1;
 			return;
 		}
@@ -412,11 +392,12 @@ static void absorb_trace(struct unpack *u, struct trace_rows *tr, const uint32_t
 	}
 }
 
-int partial_absorb(struct partial *pt, const unsigned char *bytes, size_t len)
+int partial_absorb(struct partial *pt, const unsigned char *bytes, size_t len,
+		   uint32_t threads)
 {
 	struct unpack u = { bytes, bytes + len, 0 };
 	uint32_t nstr = 0, nnode = 0, *nmap = NULL;
-	if (get_u32(&u) != PARTIAL_MAGIC)
+	if (get_u32(&u) != PARTIAL_MAGIC || get_u64(&u) != metrics_fingerprint(pt->tree))
 		return -1;
 	uint32_t *smap = absorb_strings(&u, pt->tree, &nstr);
 	if (!u.bad)
@@ -424,9 +405,9 @@ int partial_absorb(struct partial *pt, const unsigned char *bytes, size_t len)
 	if (!u.bad)
 		absorb_stats(&u, pt->tree, nmap, nnode);
 	if (!u.bad)
-		absorb_values(&u, pt, nmap, nnode);
+		absorb_values(&u, pt, nmap, nnode, threads);
 	if (!u.bad)
-		absorb_trace(&u, pt->trace, nmap, nnode);
+		absorb_trace(&u, pt->trace, nmap, nnode, threads);
 	free(smap);
 	free(nmap);
 	return u.bad || u.p != u.end ? -1 : 0;
@@ -441,164 +422,4 @@ struct thread_values *partial_values(struct partial *pt, sqlite3 *db)
 	pt->value = NULL;
 	pt->nvalue = pt->capvalue = 0;
 	return v;
-}
-
-/* ---- the plan ------------------------------------------------------------ */
-
-static void put_str(struct pack *p, const char *s)
-{
-	uint32_t len = (uint32_t)strlen(s) + 1;
-	put_u32(p, len);
-	put(p, s, len);
-}
-
-/* A string of the bytes (NUL-terminated there), copied; NULL when bad. */
-static char *get_str(struct unpack *u)
-{
-	uint32_t len = get_u32(u);
-	if (u->bad || len == 0 || len > (size_t)(u->end - u->p) || u->p[len - 1] != 0) {
-		u->bad = 1;
-		return NULL;
-	}
-	char *s = xstrdup((const char *)u->p);
-	u->p += len;
-	return s;
-}
-
-unsigned char *partial_plan_pack(const struct experiment *e, char *const *types, size_t ntypes,
-				 int nranks, size_t *len)
-{
-	struct pack p = { NULL, 0, 0 };
-	put_u32(&p, PARTIAL_MAGIC + 1);
-	put_u32(&p, (uint32_t)ntypes);
-	for (size_t i = 0; i < ntypes; i++)
-		put_str(&p, types[i]);
-	/* The columns, each (event, metric) once: a few kinds among
-	 * however many threads. */
-	const char **col = NULL;
-	size_t ncol = 0, capcol = 0;
-	for (size_t i = 0; i < e->nthread; i++) {
-		const struct exp_thread *t = e->thread[i];
-		for (uint32_t c = 0; c < t->t->ncolumns; c++) {
-			const char *ev = t->proc->p->events[t->t->columns[c].event].name;
-			const char *metric = t->t->columns[c].metric;
-			size_t k = 0;
-			while (k < ncol && (strcmp(col[k], ev) || strcmp(col[k + 1], metric)))
-				k += 2;
-			if (k < ncol)
-				continue;
-			grow_array(&col, &capcol, ncol + 2, sizeof *col);
-			col[ncol++] = ev;
-			col[ncol++] = metric;
-		}
-	}
-	put_u32(&p, (uint32_t)(ncol / 2));
-	for (size_t k = 0; k < ncol; k++)
-		put_str(&p, col[k]);
-	free(col);
-	put_u32(&p, (uint32_t)e->nthread);
-	for (int r = 0; r < nranks; r++) {
-		size_t first, end;
-		partial_split(e, nranks, r, &first, &end);
-		for (size_t i = first; i < end; i++) {
-			put_u32(&p, e->thread[i]->id);
-			put_u32(&p, (uint32_t)r);
-			put_str(&p, e->thread[i]->path);
-		}
-	}
-	*len = p.n;
-	return p.b;
-}
-
-static int by_path(const void *a, const void *b)
-{
-	const struct plan_thread *x = a, *y = b;
-	return strcmp(x->path, y->path);
-}
-
-int partial_plan_unpack(struct partial_plan *plan, const unsigned char *bytes, size_t len,
-			int rank)
-{
-	struct unpack u = { bytes, bytes + len, 0 };
-	size_t cap = 0;
-	memset(plan, 0, sizeof *plan);
-	if (get_u32(&u) != PARTIAL_MAGIC + 1)
-		return -1;
-	uint32_t n = get_u32(&u);
-	for (uint32_t i = 0; i < n && !u.bad; i++) {
-		char *t = get_str(&u);
-		if (!t)
-			break;
-		grow_array(&plan->type, &cap, plan->ntype + 1, sizeof *plan->type);
-		plan->type[plan->ntype++] = t;
-	}
-	n = get_u32(&u);
-	for (uint32_t i = 0; i < n && !u.bad; i++) {
-		char *ev = get_str(&u), *metric = get_str(&u);
-		struct ctree_columns *c = &plan->columns;
-		c->event = xrealloc(c->event, (c->n + 1) * sizeof *c->event);
-		c->metric = xrealloc(c->metric, (c->n + 1) * sizeof *c->metric);
-		c->event[c->n] = ev;
-		c->metric[c->n++] = metric;
-		if (!ev || !metric)
-			u.bad = 1;
-	}
-	/* This rank's files, with their ids, sorted by path for lookups. */
-	n = get_u32(&u);
-	cap = 0;
-	for (uint32_t i = 0; i < n && !u.bad; i++) {
-		uint32_t id = get_u32(&u), owner = get_u32(&u);
-		char *path = get_str(&u);
-		if (!path)
-			break;
-		if ((int)owner != rank) {
-			free(path);
-			continue;
-		}
-		grow_array(&plan->thread, &cap, plan->nthread + 1, sizeof *plan->thread);
-		plan->thread[plan->nthread++] = (struct plan_thread){ path, id };
-	}
-	if (plan->nthread)
-		qsort(plan->thread, plan->nthread, sizeof *plan->thread, by_path);
-	if (u.bad || u.p != u.end) {
-		partial_plan_free(plan);
-		return -1;
-	}
-	return 0;
-}
-
-static const struct plan_thread *plan_find(const struct partial_plan *plan, const char *path)
-{
-	if (!plan->nthread)
-		return NULL;
-	struct plan_thread key = { (char *)path, 0 };
-	return bsearch(&key, plan->thread, plan->nthread, sizeof key, by_path);
-}
-
-int partial_plan_keeps(void *plan, const char *path)
-{
-	return plan_find(plan, path) != NULL;
-}
-
-uint32_t partial_plan_id(const struct partial_plan *plan, const char *path)
-{
-	const struct plan_thread *t = plan_find(plan, path);
-	return t ? t->id : 0;
-}
-
-void partial_plan_free(struct partial_plan *plan)
-{
-	for (size_t i = 0; i < plan->ntype; i++)
-		free(plan->type[i]);
-	free(plan->type);
-	for (size_t i = 0; i < plan->columns.n; i++) {
-		free(plan->columns.event[i]);
-		free(plan->columns.metric[i]);
-	}
-	free(plan->columns.event);
-	free(plan->columns.metric);
-	for (size_t i = 0; i < plan->nthread; i++)
-		free(plan->thread[i].path);
-	free(plan->thread);
-	memset(plan, 0, sizeof *plan);
 }

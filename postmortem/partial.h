@@ -22,8 +22,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "merge.h"
-
 struct ctree;
 struct experiment;
 struct trace_rows;
@@ -55,41 +53,15 @@ void partial_merge(struct partial *pt, struct experiment *e, size_t first, size_
 /* The share as bytes (malloc'd), *LEN of them. */
 unsigned char *partial_pack(const struct partial *pt, size_t *len);
 /* Merges the packed share BYTES, of the threads right after this one's,
- * into this one.  Returns 0, or -1 when the bytes are not a share of a
- * tree with this one's metrics (nothing is then trustworthy). */
-int partial_absorb(struct partial *pt, const unsigned char *bytes, size_t len);
+ * into this one; thread ids run from 1 to THREADS.  Returns 0, or -1
+ * when the bytes are not a share of a tree with this one's metrics
+ * (nothing is then trustworthy). */
+int partial_absorb(struct partial *pt, const unsigned char *bytes, size_t len,
+		   uint32_t threads);
 
 /* Once every share is in: writes each thread's totals into DB and
  * returns the values for the rest of the writing, as the serial merge's
  * thread_values (which takes PT's values over). */
 struct thread_values *partial_values(struct partial *pt, sqlite3 *db);
-
-/* What every rank needs of the experiment that rank 0 alone read: the
- * overhead types (from the symbols of every module), the threads'
- * columns, and for this rank its threads' files and their ids. */
-struct partial_plan {
-	char **type;
-	size_t ntype;
-	struct ctree_columns columns;
-	struct plan_thread {
-		char *path;		/* a thread file of this rank's */
-		uint32_t id;		/* its threads.id */
-	} *thread;			/* sorted by path */
-	size_t nthread;
-};
-
-/* Rank 0's plan for NRANKS ranks from E (loaded whole) and its overhead
- * TYPES: bytes (malloc'd), *LEN of them. */
-unsigned char *partial_plan_pack(const struct experiment *e, char *const *types, size_t ntypes,
-				 int nranks, size_t *len);
-/* RANK's part of the packed plan.  Returns 0, or -1 when the bytes are
- * not a plan. */
-int partial_plan_unpack(struct partial_plan *plan, const unsigned char *bytes, size_t len,
-			int rank);
-/* Whether PATH is one of the plan's thread files (an exp_keep_fn), and
- * its id, or 0. */
-int partial_plan_keeps(void *plan, const char *path);
-uint32_t partial_plan_id(const struct partial_plan *plan, const char *path);
-void partial_plan_free(struct partial_plan *plan);
 
 #endif

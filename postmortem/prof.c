@@ -205,7 +205,10 @@ int prof_parse_options(int argc, char **argv, struct prof_options *o)
 						 optarg);
 			break;
 		case 'h': o->help = 1; return EXIT_OK;
-		default: fputs(prof_usage, stderr); return EXIT_USAGE;
+		default:
+			if (!msg_silenced())
+				fputs(prof_usage, stderr);
+			return EXIT_USAGE;
 		}
 	}
 	o->dirs = argv + optind;
@@ -258,12 +261,9 @@ static struct symbolizer *name_addresses(struct experiment *e, int jobs)
 	return sym;
 }
 
-/* Merges E's threads into TREE one by one, writing each thread's totals
- * and freeing its own tree as it goes; returns their values by context,
- * to be written once the tree is. */
-/* Merges E's threads into TREE one by one, writing each thread's totals
- * and freeing its own tree as it goes; returns their values by context,
- * to be written once the tree is. */
+/* Merges P's threads into its tree one by one, writing each thread's
+ * totals and freeing its own tree as it goes; returns their values by
+ * context, to be written once the tree is. */
 static struct thread_values *merge_threads(sqlite3 *db, struct prof *p, void *unused)
 {
 	struct ctree *tree = p->tree;
@@ -506,6 +506,11 @@ int cmd_prof(int argc, char **argv)
 	struct prof_options o;
 	struct prof p;
 
+	/* --mpi: every rank would say the same of a bad command line; the
+	 * MPI program lets rank 0 alone say it. */
+	for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+		if (strcmp(argv[i], "--mpi") == 0)
+			return prof_exec_mpi(argv);
 	int status = prof_parse_options(argc, argv, &o);
 	if (status != EXIT_OK)
 		return status;
@@ -513,8 +518,6 @@ int cmd_prof(int argc, char **argv)
 		fputs(prof_usage, stdout);
 		return EXIT_OK;
 	}
-	if (o.mpi)
-		return prof_exec_mpi(argv);
 	memset(&p, 0, sizeof p);
 	ovh_rules_init(&p.rules);
 	status = prof_run(&o, &p);

@@ -26,9 +26,11 @@
 #define _GNU_SOURCE
 #include "merge.h"
 #include "partial.h"
+#include "plan.h"
 #include "prof.h"
 #include "tools.h"
 
+#include <getopt.h>
 #include <mpi.h>
 #include <sched.h>
 #include <stdint.h>
@@ -43,8 +45,10 @@ enum { TAG_LENGTH = 1, TAG_BYTES = 2 };
 struct ranks {
 	int rank, size;
 	size_t first, end;		/* this rank's threads */
+	uint32_t threads;		/* the experiment's, every rank's */
 	struct partial share;
 	struct prof_options *o;
+	int reduced;			/* rank 0 holds every share */
 };
 
 /* Waits for REQ without spinning.  MPI libraries poll while they wait
@@ -83,8 +87,9 @@ static void send_share(const struct partial *pt, int to)
 	free(b);
 }
 
-static void absorb_share(struct partial *pt, int from, int me)
+static void absorb_share(struct ranks *r, int from)
 {
+	struct partial *pt = &r->share;
 	uint64_t n;
 	MPI_Request req;
 	MPI_Irecv(&n, 1, MPI_UINT64_T, from, TAG_LENGTH, MPI_COMM_WORLD, &req);
@@ -96,11 +101,11 @@ static void absorb_share(struct partial *pt, int from, int me)
 			 MPI_STATUS_IGNORE);
 	}
 	progress_update("merging %.1f MB from rank %d", (double)n / 1e6, from);
-	if (partial_absorb(pt, b, n) < 0) {
+	if (partial_absorb(pt, b, n, r->threads) < 0) {
 		/* Our own bytes from our own program: a bug, or memory gone bad. */
 		msg_silence(0);
 		msg_error("rank %d: the merged share from rank %d is damaged; run culprit prof "
-			  "without --mpi", me, from);
+			  "without --mpi", r->rank, from);
 		MPI_Abort(MPI_COMM_WORLD, EXIT_FAIL);
 	}
 	free(b);
@@ -118,7 +123,7 @@ static void reduce(struct ranks *r)
 		}
 		if (r->rank + step < r->size) {
 			progress_update("waiting for rank %d", r->rank + step);
-			absorb_share(&r->share, r->rank + step, r->rank);
+			absorb_share(r, r->rank + step);
 		}
 	}
 }
@@ -131,6 +136,7 @@ static struct thread_values *merge_shares(sqlite3 *db, struct prof *p, void *arg
 	progress_start("merging shares");
 	reduce(r);
 	progress_end();
+	r->reduced = 1;
 	/* The other ranks are done: the writing may use every CPU this rank
 	 * may run on (the analysis beside the tables). */
 	if (!r->o->jobs_given)
@@ -163,13 +169,14 @@ static int allowed_cpus(void)
 }
 
 /* -j's default: the CPUs the launcher bound this rank to, or unbound,
- * the node's shared among its ranks. */
+ * the node's shared among its ranks.  Every rank calls it: counting the
+ * node's ranks is a collective. */
 static int default_jobs(void)
 {
-	int allowed = allowed_cpus();
+	int on_node = ranks_on_node(), allowed = allowed_cpus();
 	if (allowed < cpu_count())
 		return allowed;
-	int n = allowed / ranks_on_node();
+	int n = allowed / on_node;
 	return n > 0 ? n : 1;
 }
 
@@ -181,9 +188,9 @@ static void share_status(int *status)
 	idle_wait(&req);
 }
 
-/* Whether every rank got STATUS EXIT_OK; rank 0 says which did not when
- * it did (the others are silent). */
-static int all_ok(const struct ranks *r, int status)
+/* Whether every rank got STATUS EXIT_OK; rank 0 says which did not, and
+ * that it could not WHAT, when it did itself (the others are silent). */
+static int all_ok(const struct ranks *r, int status, const char *what)
 {
 	int mine = status == EXIT_OK ? r->size : r->rank, first_bad;
 	MPI_Request req;
@@ -192,8 +199,8 @@ static int all_ok(const struct ranks *r, int status)
 	if (first_bad == r->size)
 		return 1;
 	if (r->rank == 0 && status == EXIT_OK)
-		msg_error("rank %d could not read what rank 0 read; run culprit prof without "
-			  "--mpi on its host to see why", first_bad);
+		msg_error("rank %d could not %s; run culprit prof without --mpi on its host to "
+			  "see why", first_bad, what);
 	return 0;
 }
 
@@ -215,13 +222,39 @@ static unsigned char *share_bytes(unsigned char *b, size_t *len)
 	return b;
 }
 
+/* Another rank's half of step 1, with rank 0's PLAN: its share of the
+ * files, read and checked against the plan, and its tree.  Returns
+ * EXIT_OK or EXIT_FAIL. */
+static int load_as_planned(struct prof_options *o, struct prof *p, struct ranks *r,
+			   struct plan *plan)
+{
+	if (plan_rules_fingerprint(&p->rules) != plan->rules)
+		return EXIT_FAIL;	/* another host's rules: other classes */
+	if (prof_load(o, p, plan_keeps, plan) != EXIT_OK)
+		return EXIT_FAIL;
+	if (p->e.nthread != plan->nthread)
+		return EXIT_FAIL;	/* a file rank 0 read and this rank cannot */
+	/* Rank 0's numbers for the threads, already in its order. */
+	for (size_t i = 0; i < p->e.nthread; i++)
+		p->e.thread[i]->id = plan_id(plan, p->e.thread[i]->path);
+	for (size_t i = 0; i < plan->ntype; i++)
+		prof_add_type(p, plan->type[i]);
+	prof_new_tree(p, &plan->columns);
+	/* Every thread's names of logical frames, as rank 0 chose them. */
+	logical_names_replace(p->tree, plan->lname, plan->nlname);
+	r->first = 0;
+	r->end = p->e.nthread;
+	r->threads = plan->threads;
+	return EXIT_OK;
+}
+
 /* Step 1: rank 0 reads every file, names every address and plans the
  * shares; the others read the process files and their share's thread
  * files.  Every rank ends with its tree, empty.  Returns EXIT_OK or
  * EXIT_FAIL (rank 0: after a message; all ranks know of rank 0's). */
 static int load_share(struct prof_options *o, struct prof *p, struct ranks *r)
 {
-	struct partial_plan plan;
+	struct plan plan;
 	unsigned char *b = NULL;
 	size_t len = 0;
 	int status = EXIT_OK;
@@ -231,7 +264,8 @@ static int load_share(struct prof_options *o, struct prof *p, struct ranks *r)
 		if (status == EXIT_OK) {
 			prof_new_tree(p, NULL);
 			partial_split(&p->e, r->size, 0, &r->first, &r->end);
-			b = partial_plan_pack(&p->e, p->types.name, p->types.n, r->size, &len);
+			r->threads = (uint32_t)p->e.nthread;
+			b = plan_pack(&p->e, p->tree, &p->rules, r->size, &len);
 		}
 	}
 	share_status(&status);
@@ -241,22 +275,12 @@ static int load_share(struct prof_options *o, struct prof *p, struct ranks *r)
 	}
 	b = share_bytes(b, &len);
 	if (r->rank > 0) {
-		if (partial_plan_unpack(&plan, b, len, r->rank) < 0) {
-			free(b);
-			return EXIT_FAIL;
+		if (plan_unpack(&plan, b, len, r->rank) < 0) {
+			status = EXIT_FAIL;
+		} else {
+			status = load_as_planned(o, p, r, &plan);
+			plan_free(&plan);
 		}
-		status = prof_load(o, p, partial_plan_keeps, &plan);
-		if (status == EXIT_OK) {
-			/* Rank 0's numbers for the threads, already in its order. */
-			for (size_t i = 0; i < p->e.nthread; i++)
-				p->e.thread[i]->id = partial_plan_id(&plan, p->e.thread[i]->path);
-			for (size_t i = 0; i < plan.ntype; i++)
-				prof_add_type(p, plan.type[i]);
-			prof_new_tree(p, &plan.columns);
-			r->first = 0;
-			r->end = p->e.nthread;
-		}
-		partial_plan_free(&plan);
 	}
 	free(b);
 	return status;
@@ -270,6 +294,7 @@ static int prof_mpi(int argc, char **argv, struct ranks *r)
 
 	if (r->rank > 0) {
 		msg_silence(1);
+		opterr = 0;			/* getopt's own messages */
 		unsetenv("CULPRIT_PROGRESS");	/* rank 0's phases are the run's */
 	}
 	int status = prof_parse_options(argc, argv, &o);
@@ -285,15 +310,23 @@ static int prof_mpi(int argc, char **argv, struct ranks *r)
 	ovh_rules_init(&p.rules);
 	int done;
 	double started = now_seconds();
+	/* Rank 0 alone decides about the output, which may be on its disk;
+	 * every rank loads its rules. */
+	if (r->rank > 0)
+		o.force = 1;
 	status = prof_check(&o, &p, &done);
-	/* Rank 0 alone decides about the output, which may be on its disk. */
-	share_status(&status);
-	if (status == EXIT_OK && done && r->rank == 0)
-		ovh_rules_print(&p.rules, stdout);
-	if (status != EXIT_OK || done)
+	if (!all_ok(r, status, "load its overhead rules")) {
+		status = status == EXIT_OK ? EXIT_FAIL : status;
 		goto out;
+	}
+	if (done) {
+		if (r->rank == 0)
+			ovh_rules_print(&p.rules, stdout);
+		goto out;
+	}
 	status = load_share(&o, &p, r);
-	if (!all_ok(r, status)) {
+	if (!all_ok(r, status, "read its share of the files as rank 0 planned it, or its "
+		    "overhead rules are not rank 0's")) {
 		status = EXIT_FAIL;
 		goto out;
 	}
@@ -302,8 +335,11 @@ static int prof_mpi(int argc, char **argv, struct ranks *r)
 		partial_merge(&r->share, &p.e, r->first, r->end);
 		reduce(r);
 	} else if (prof_write_database(&o, &p, merge_shares, r) < 0) {
-		/* The others may wait to send: end them too. */
-		MPI_Abort(MPI_COMM_WORLD, EXIT_FAIL);
+		/* Before the reduction the others may wait to send: end them
+		 * too.  After it, they wait for the status below. */
+		if (!r->reduced)
+			MPI_Abort(MPI_COMM_WORLD, EXIT_FAIL);
+		status = EXIT_FAIL;
 	} else {
 		snprintf(how, sizeof how, ", %d rank%s", r->size, r->size == 1 ? "" : "s");
 		prof_summary(&o, &p, started, how);

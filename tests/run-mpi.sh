@@ -150,6 +150,14 @@ if [ -x "$(dirname "$CULPRIT")/postmortem/culprit-prof-mpi" ]; then
 	else
 		skip "prof --mpi against serial prof" "python3 is not installed"
 	fi
+	# Another host's overhead rules would classify otherwise: refused.
+	mkdir -p xdg/culprit
+	echo 'procedure leaf_* custom' > xdg/culprit/mine.rules
+	mpirun -np 2 sh -c "[ \$OMPI_COMM_WORLD_RANK = 1 ] && export XDG_CONFIG_HOME=$PWD/xdg; \
+		exec '$CULPRIT' prof --mpi -o rules.db m" > rules.out 2> rules.err
+	status=$?
+	check "prof --mpi, a rank with other overhead rules: fails, rank 0 says so once, no database" \
+		sh -c "[ $status != 0 ] && [ \$(grep -c 'overhead rules are not rank 0' rules.err) = 1 ] && [ ! -e rules.db ]"
 	mpirun -np 2 "$CULPRIT" prof --mpi -o m2.db m > exists.out 2> exists.err
 	status=$?
 	check "prof --mpi, an existing output: fails, one line from rank 0 alone" \

@@ -11,6 +11,11 @@ void msg_silence(int on)
 	silenced = on;
 }
 
+int msg_silenced(void)
+{
+	return silenced;
+}
+
 static void say(const char *prefix, const char *fmt, va_list ap)
 {
 	if (silenced)
@@ -48,6 +53,8 @@ void msg_note(const char *fmt, ...)
 int msg_usage(const char *command, const char *fmt, ...)
 {
 	va_list ap;
+	if (silenced)
+		return EXIT_USAGE;
 	fprintf(stderr, "culprit %s: ", command);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);

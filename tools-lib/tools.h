@@ -33,10 +33,11 @@ void msg_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* "culprit COMMAND: MESSAGE" for a command line that cannot be run as
  * written; returns EXIT_USAGE. */
 int msg_usage(const char *command, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* With ON, msg_error, msg_warn and msg_note say nothing: the ranks of
+/* With ON, msg_error, msg_warn, msg_note and msg_usage say nothing: the ranks of
  * `culprit prof --mpi` other than the first read what it reads, and
  * would say it again. */
 void msg_silence(int on);
+int msg_silenced(void);
 
 /* ---- memory (alloc.c) ------------------------------------------------------ */
 
