@@ -282,6 +282,13 @@ start tl 80 24 "'$CULPRIT' view tl.db"
 wait_for tl "calling context"
 keys tl t
 check "timeline: t opens the pane, at 80x24" wait_for tl " timeline #work ~culprit"
+# The title can come before the rows (the trace is read after the pane
+# opens; slow under the sanitizers): until both threads' rows are there.
+i=0
+while [ $i -lt 100 ] && [ "$(screen tl | grep -cE '^[0-9]+ ')" -lt 2 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
 screen tl > tl.screen
 main_row=$(grep -E '^[0-9]+ ' tl.screen | sed -n 1p)
 worker_row=$(grep -E '^[0-9]+ ' tl.screen | sed -n 2p)
