@@ -17,4 +17,13 @@ static inline uint64_t hash_mix(uint64_t h)
 	return h;
 }
 
+/* H with string S mixed in, and its end (so that "ab","c" and "a","bc"
+ * differ).  Not for the collector's signal handler: S is walked whole. */
+static inline uint64_t hash_string(uint64_t h, const char *s)
+{
+	for (; s && *s; s++)
+		h = hash_mix(h ^ (unsigned char)*s);
+	return hash_mix(h ^ 0xff);
+}
+
 #endif

@@ -31,6 +31,31 @@ static void insert(struct ctree *t, const struct logical_name *l)
 	t->lname[i] = *l;
 }
 
+/* An empty table for N names. */
+static void table_new(struct ctree *t, size_t n)
+{
+	size_t cap = 16;
+	while (cap < 2 * n)
+		cap *= 2;
+	t->lname = xcalloc(cap, sizeof *t->lname);
+	t->lname_mask = cap - 1;
+}
+
+/* Adds a name (the first of its key stays); widths of line bits past the
+ * format's are none of ours. */
+static void add_name(struct ctree *t, uint32_t ns, uint32_t line_bits, uint64_t ident,
+		     uint32_t first_line, const char *name, const char *file)
+{
+	struct logical_name l = {
+		ns, line_bits, ident, strtab_intern(t->str, name), strtab_intern(t->str, file),
+		first_line,
+	};
+	if (line_bits > MFILE_LNAM_LINE_BITS_MAX)
+		return;
+	t->lname_bits |= 1ull << line_bits;
+	insert(t, &l);
+}
+
 void logical_names_build(struct ctree *t, const struct experiment *e)
 {
 	size_t total = 0;
@@ -38,24 +63,13 @@ void logical_names_build(struct ctree *t, const struct experiment *e)
 		total += e->thread[i]->t->nlnames;
 	if (!total)
 		return;
-	size_t cap = 16;
-	while (cap < 2 * total)
-		cap *= 2;
-	t->lname = xcalloc(cap, sizeof *t->lname);
-	t->lname_mask = cap - 1;
+	table_new(t, total);
 	for (size_t i = 0; i < e->nthread; i++) {
 		const struct mfile_thread *mt = e->thread[i]->t;
 		for (uint32_t k = 0; k < mt->nlnames; k++) {
 			const struct mfile_lname *m = &mt->lnames[k];
-			struct logical_name l = {
-				m->ns, m->line_bits, m->ident,
-				strtab_intern(t->str, m->name[0] ? m->name : "<unnamed>"),
-				strtab_intern(t->str, m->file), m->first_line,
-			};
-			if (m->line_bits > MFILE_LNAM_LINE_BITS_MAX)
-				continue;
-			t->lname_bits |= 1ull << m->line_bits;
-			insert(t, &l);
+			add_name(t, m->ns, m->line_bits, m->ident, m->first_line,
+				 m->name[0] ? m->name : "<unnamed>", m->file);
 		}
 	}
 }
@@ -66,22 +80,10 @@ void logical_names_replace(struct ctree *t, const struct logical_name_text *name
 	t->lname_bits = 0;
 	if (!n)
 		return;
-	size_t cap = 16;
-	while (cap < 2 * n)
-		cap *= 2;
-	t->lname = xcalloc(cap, sizeof *t->lname);
-	t->lname_mask = cap - 1;
-	for (size_t i = 0; i < n; i++) {
-		const struct logical_name_text *m = &names[i];
-		if (m->line_bits > MFILE_LNAM_LINE_BITS_MAX)
-			continue;
-		struct logical_name l = {
-			m->ns, m->line_bits, m->ident, strtab_intern(t->str, m->name),
-			strtab_intern(t->str, m->file), m->first_line,
-		};
-		t->lname_bits |= 1ull << m->line_bits;
-		insert(t, &l);
-	}
+	table_new(t, n);
+	for (size_t i = 0; i < n; i++)
+		add_name(t, names[i].ns, names[i].line_bits, names[i].ident, names[i].first_line,
+			 names[i].name, names[i].file);
 }
 
 void logical_names_free(struct ctree *t)

@@ -21,13 +21,11 @@
 
 /* ---- the share ------------------------------------------------------------- */
 
-void partial_split(const struct experiment *e, int nranks, int rank, size_t *first,
-		   size_t *end)
+void partial_owners(const struct experiment *e, int nranks, int *owner)
 {
 	double total = 0, before = 0;
 	for (size_t i = 0; i < e->nthread; i++)
 		total += 1.0 + e->thread[i]->t->nnodes + e->thread[i]->t->nvalues;
-	*first = *end = e->nthread;
 	for (size_t i = 0; i < e->nthread;) {
 		/* A process goes to the rank its middle falls to: shares
 		 * are runs of whole processes, and N equal processes on N
@@ -36,18 +34,13 @@ void partial_split(const struct experiment *e, int nranks, int rank, size_t *fir
 		double w = 0;
 		for (; j < e->nthread && e->thread[j]->proc == e->thread[i]->proc; j++)
 			w += 1.0 + e->thread[j]->t->nnodes + e->thread[j]->t->nvalues;
-		int owner = (int)((before + w / 2) * nranks / total);
-		if (owner >= nranks)
-			owner = nranks - 1;
-		if (owner == rank && *first == e->nthread)
-			*first = i;
-		if (owner == rank)
-			*end = j;
+		int rank = (int)((before + w / 2) * nranks / total);
+		if (rank >= nranks)
+			rank = nranks - 1;
+		for (; i < j; i++)
+			owner[i] = rank;
 		before += w;
-		i = j;
 	}
-	if (*first == e->nthread)
-		*end = e->nthread;
 }
 
 void partial_init(struct partial *pt, struct ctree *tree, struct trace_rows *trace)
@@ -195,12 +188,8 @@ static uint64_t metrics_fingerprint(const struct ctree *t)
 {
 	uint64_t h = t->nmetric;
 	for (size_t m = 0; m < t->nmetric; m++) {
-		const char *parts[2] = { t->event[t->metric[m].event].name, t->metric[m].name };
-		for (int k = 0; k < 2; k++) {
-			for (const char *c = parts[k]; *c; c++)
-				h = hash_mix(h ^ (unsigned char)*c);
-			h = hash_mix(h ^ 0xff);
-		}
+		h = hash_string(h, t->event[t->metric[m].event].name);
+		h = hash_string(h, t->metric[m].name);
 	}
 	return h;
 }

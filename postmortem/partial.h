@@ -38,10 +38,10 @@ struct partial {
 	size_t nthread, capthread, captotal;
 };
 
-/* Threads FIRST to END (exclusive) of E: RANK's share of NRANKS, whole
- * processes, about equal in nodes and values. */
-void partial_split(const struct experiment *e, int nranks, int rank, size_t *first,
-		   size_t *end);
+/* The rank of NRANKS whose share each thread of E is in (OWNER, by
+ * thread): runs of whole processes, about equal in nodes and values,
+ * rank 0's first. */
+void partial_owners(const struct experiment *e, int nranks, int *owner);
 
 void partial_init(struct partial *pt, struct ctree *tree, struct trace_rows *trace);
 void partial_free(struct partial *pt);

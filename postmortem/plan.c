@@ -7,7 +7,6 @@
 #include "experiment.h"
 #include "hash.h"
 #include "overhead.h"
-#include "partial.h"
 #include "tools.h"
 
 #include <stdlib.h>
@@ -15,22 +14,15 @@
 
 #define PLAN_MAGIC 0x4e414c50u	/* "PLAN" */
 
-static uint64_t mix_string(uint64_t h, const char *s)
-{
-	for (; s && *s; s++)
-		h = hash_mix(h ^ (unsigned char)*s);
-	return hash_mix(h ^ 0xff);
-}
-
 uint64_t plan_rules_fingerprint(const struct ovh_rules *rules)
 {
 	uint64_t h = rules->n;
 	for (size_t i = 0; i < rules->n; i++) {
 		const struct ovh_rule *r = &rules->rule[i];
 		h = hash_mix(h ^ (uint64_t)r->field);
-		h = mix_string(h, r->pattern);
-		h = mix_string(h, r->type);
-		h = mix_string(h, r->origin);
+		h = hash_string(h, r->pattern);
+		h = hash_string(h, r->type);
+		h = hash_string(h, r->origin);
 	}
 	return h;
 }
@@ -84,7 +76,7 @@ static void pack_lnames(struct pack *p, const struct ctree *t)
 }
 
 unsigned char *plan_pack(const struct experiment *e, const struct ctree *tree,
-			 const struct ovh_rules *rules, int nranks, size_t *len)
+			 const struct ovh_rules *rules, const int *owner, size_t *len)
 {
 	struct pack p = { NULL, 0, 0 };
 	put_u32(&p, PLAN_MAGIC);
@@ -95,14 +87,10 @@ unsigned char *plan_pack(const struct experiment *e, const struct ctree *tree,
 	pack_lnames(&p, tree);
 	put_u64(&p, plan_rules_fingerprint(rules));
 	put_u32(&p, (uint32_t)e->nthread);
-	for (int r = 0; r < nranks; r++) {
-		size_t first, end;
-		partial_split(e, nranks, r, &first, &end);
-		for (size_t i = first; i < end; i++) {
-			put_u32(&p, e->thread[i]->id);
-			put_u32(&p, (uint32_t)r);
-			put_str(&p, e->thread[i]->path);
-		}
+	for (size_t i = 0; i < e->nthread; i++) {
+		put_u32(&p, e->thread[i]->id);
+		put_u32(&p, (uint32_t)owner[i]);
+		put_str(&p, e->thread[i]->path);
 	}
 	*len = p.n;
 	return p.b;

@@ -34,11 +34,11 @@ struct plan {
 	size_t nthread;
 };
 
-/* Rank 0's plan for NRANKS ranks from E (read whole), its TREE (new:
- * its overhead types and logical names) and RULES: bytes (malloc'd),
- * *LEN of them. */
+/* Rank 0's plan from E (read whole), its TREE (new: its overhead types
+ * and logical names), RULES and each thread's OWNER (partial_owners):
+ * bytes (malloc'd), *LEN of them. */
 unsigned char *plan_pack(const struct experiment *e, const struct ctree *tree,
-			 const struct ovh_rules *rules, int nranks, size_t *len);
+			 const struct ovh_rules *rules, const int *owner, size_t *len);
 /* RANK's part of the packed plan.  Returns 0, or -1 when the bytes are
  * not a plan. */
 int plan_unpack(struct plan *plan, const unsigned char *bytes, size_t len, int rank);

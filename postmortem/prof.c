@@ -180,7 +180,7 @@ int prof_parse_options(int argc, char **argv, struct prof_options *o)
 				return msg_usage("prof", "-j needs a number of threads from 1 to 1024");
 			o->jobs_given = 1;
 			break;
-		case 'M': o->mpi = 1; break;
+		case 'M': break;	/* cmd_prof saw it: this is culprit-prof-mpi */
 		case 'F': o->force = 1; break;
 		case 'S': o->strict = 1; break;
 		case 'q': o->quiet = 1; break;

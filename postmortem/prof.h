@@ -28,7 +28,6 @@ struct prof_options {
 	const char *output;		/* -o, or NULL: the first DIR's name + .db */
 	int jobs;			/* -j: threads to work with */
 	int jobs_given;			/* -j was given */
-	int mpi;			/* --mpi */
 	int force;			/* --force: replace OUTPUT */
 	int strict;			/* --strict: stop at a bad file */
 	int quiet;			/* -q: no summary line */

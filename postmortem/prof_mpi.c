@@ -42,6 +42,12 @@
 enum { TAG_LENGTH = 1, TAG_BYTES = 2 };
 #define CHUNK ((size_t)1 << 30)		/* MPI counts are ints */
 
+/* The bytes of N, from OFF, that go in one message. */
+static int chunk_at(size_t off, size_t n)
+{
+	return (int)(n - off < CHUNK ? n - off : CHUNK);
+}
+
 struct ranks {
 	int rank, size;
 	size_t first, end;		/* this rank's threads */
@@ -80,8 +86,7 @@ static void send_share(const struct partial *pt, int to)
 	MPI_Isend(&n, 1, MPI_UINT64_T, to, TAG_LENGTH, MPI_COMM_WORLD, &req);
 	idle_wait(&req);
 	for (size_t off = 0; off < len; off += CHUNK) {
-		size_t k = len - off < CHUNK ? len - off : CHUNK;
-		MPI_Isend(b + off, (int)k, MPI_BYTE, to, TAG_BYTES, MPI_COMM_WORLD, &req);
+		MPI_Isend(b + off, chunk_at(off, len), MPI_BYTE, to, TAG_BYTES, MPI_COMM_WORLD, &req);
 		idle_wait(&req);
 	}
 	free(b);
@@ -96,8 +101,7 @@ static void absorb_share(struct ranks *r, int from)
 	idle_wait(&req);
 	unsigned char *b = xmalloc(n + 1);
 	for (size_t off = 0; off < n; off += CHUNK) {
-		size_t k = n - off < CHUNK ? n - off : CHUNK;
-		MPI_Recv(b + off, (int)k, MPI_BYTE, from, TAG_BYTES, MPI_COMM_WORLD,
+		MPI_Recv(b + off, chunk_at(off, n), MPI_BYTE, from, TAG_BYTES, MPI_COMM_WORLD,
 			 MPI_STATUS_IGNORE);
 	}
 	progress_update("merging %.1f MB from rank %d", (double)n / 1e6, from);
@@ -214,8 +218,7 @@ static unsigned char *share_bytes(unsigned char *b, size_t *len)
 	if (!b)
 		b = xmalloc(n + 1);
 	for (size_t off = 0; off < n; off += CHUNK) {
-		size_t k = n - off < CHUNK ? n - off : CHUNK;
-		MPI_Ibcast(b + off, (int)k, MPI_BYTE, 0, MPI_COMM_WORLD, &req);
+		MPI_Ibcast(b + off, chunk_at(off, n), MPI_BYTE, 0, MPI_COMM_WORLD, &req);
 		idle_wait(&req);
 	}
 	*len = n;
@@ -263,9 +266,14 @@ static int load_share(struct prof_options *o, struct prof *p, struct ranks *r)
 		status = prof_load(o, p, NULL, NULL);
 		if (status == EXIT_OK) {
 			prof_new_tree(p, NULL);
-			partial_split(&p->e, r->size, 0, &r->first, &r->end);
+			int *owner = xcalloc(p->e.nthread + 1, sizeof *owner);
+			partial_owners(&p->e, r->size, owner);
+			r->first = r->end = 0;
+			while (r->end < p->e.nthread && owner[r->end] == 0)
+				r->end++;
 			r->threads = (uint32_t)p->e.nthread;
-			b = plan_pack(&p->e, p->tree, &p->rules, r->size, &len);
+			b = plan_pack(&p->e, p->tree, &p->rules, owner, &len);
+			free(owner);
 		}
 	}
 	share_status(&status);

@@ -403,6 +403,18 @@ static void fill_cache(struct vui *u, const struct vrow *r)
 	}
 }
 
+/* "mean X  min X  max X  stddev X" in METRIC's compact form. */
+static void spread_text(const struct vui *u, int metric, double mean, double min, double max,
+			double sd, char *out, size_t size)
+{
+	char v[4][32];
+	format_compact(u, metric, mean, v[0], sizeof v[0]);
+	format_compact(u, metric, min, v[1], sizeof v[1]);
+	format_compact(u, metric, max, v[2], sizeof v[2]);
+	format_compact(u, metric, sd, v[3], sizeof v[3]);
+	snprintf(out, size, "mean %s  min %s  max %s  stddev %s", v[0], v[1], v[2], v[3]);
+}
+
 static void draw_detail(struct vui *u, const struct vrow *r)
 {
 	int y = u->pane_y, end = u->pane_y + u->pane_h;
@@ -489,13 +501,10 @@ static void draw_detail(struct vui *u, const struct vrow *r)
 	}
 	if (cache.ranks.ranks > 1 && cache.ranks.slowest >= 0 && y < end) {
 		const struct dbr_rank_stat *k = &cache.ranks;
-		char mean[32], min[32], max[32], sd[32];
-		format_compact(u, c->metric, k->mean, mean, sizeof mean);
-		format_compact(u, c->metric, k->min, min, sizeof min);
-		format_compact(u, c->metric, k->max, max, sizeof max);
-		format_compact(u, c->metric, k->stddev, sd, sizeof sd);
-		snprintf(buf, sizeof buf, "over %d MPI ranks: mean %s  min %s  max %s  stddev %s  "
-			 "slowest rank %d", k->ranks, mean, min, max, sd, k->slowest);
+		char spread[160];
+		spread_text(u, c->metric, k->mean, k->min, k->max, k->stddev, spread, sizeof spread);
+		snprintf(buf, sizeof buf, "over %d MPI ranks: %s  slowest rank %d", k->ranks, spread,
+			 k->slowest);
 		put(y, 1, 6, "ranks", A_BOLD);
 		put(y++, 7, COLS - 8, buf, 0);
 	}
@@ -507,14 +516,10 @@ static void draw_detail(struct vui *u, const struct vrow *r)
 		return;
 	}
 	const struct dbr_spread *s = &cache.stats;
-	char mean[32], min[32], max[32], sd[32];
-	format_compact(u, c->metric, s->mean, mean, sizeof mean);
-	format_compact(u, c->metric, s->min, min, sizeof min);
-	format_compact(u, c->metric, s->max, max, sizeof max);
-	format_compact(u, c->metric, s->stddev, sd, sizeof sd);
-	snprintf(buf, sizeof buf, "%s %s per thread: mean %s  min %s  max %s  stddev %s",
-		 metric_long[c->metric], c->exclusive ? "(exclusive)" : "(inclusive)", mean, min, max,
-		 sd);
+	char spread[160];
+	spread_text(u, c->metric, s->mean, s->min, s->max, s->stddev, spread, sizeof spread);
+	snprintf(buf, sizeof buf, "%s %s per thread: %s", metric_long[c->metric],
+		 c->exclusive ? "(exclusive)" : "(inclusive)", spread);
 	put(y, 1, 6, "threads", A_BOLD);
 	put(y++, 9, COLS - 10, buf, 0);
 	/* A bar per thread, as many as fit in two columns. */
