@@ -147,6 +147,10 @@ struct dbr_tree {
 	struct dbr_ctx *c;	/* c[id - 1] */
 	size_t n;
 	struct strtab *names;
+	/* Schema 11 on: a frame's exclusive value holds the statements of
+	 * the bodies the compiler outlined from it, under call sites. */
+	int bodies_in_frames;
+	uint8_t *recursive;	/* dbr_recursive's, once asked for */
 };
 
 /* The whole tree (read once, then kept); NULL after setting the error. */
@@ -157,11 +161,18 @@ const struct dbr_tree *dbr_tree(struct dbr *r);
 int dbr_tree_values(struct dbr *r, const char *event, const char *metric, double *incl,
 		    double *excl);
 int dbr_is_frame(char kind);
+/* By context index: 1 for a frame (or inlined frame) of a procedure that
+ * has a frame above it, a recursive call, whose value its outermost
+ * frame's inclusive value holds already; what procedure_metrics leaves
+ * out of a procedure's inclusive value.  Owned by R's tree; NULL after
+ * setting the error. */
+const uint8_t *dbr_recursive(struct dbr *r);
 /* Where context index I's exclusive value counts as a frame's own value:
- * I for a frame, inlined frame or root; for a statement of a body the
- * compiler outlined and prof folded (it hangs from the call site that
- * opened the body), the frame holding that call site; UINT32_MAX for a
- * statement in its frame's value already, or a call site (none). */
+ * I for a frame, inlined frame or root; UINT32_MAX for a statement, whose
+ * value is in its frame's already, or a call site (none).  (Before schema
+ * 11, a statement of a body the compiler outlined, which hangs under the
+ * call site that opened it, was in no frame's value: for such a database
+ * it gives the frame holding that call site.) */
 uint32_t dbr_own_frame(const struct dbr_tree *t, uint32_t i);
 /* Calls FN for each context with a value of METRICS (N) for EVENT, in id
  * order, with its inclusive and exclusive values (N each): the stored

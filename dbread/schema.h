@@ -7,7 +7,7 @@
 #ifndef CULPRIT_SCHEMA_H
 #define CULPRIT_SCHEMA_H
 
-#define DB_SCHEMA_VERSION 10
+#define DB_SCHEMA_VERSION 11
 
 /* From schema 6 the values are stored by metric number (context_values)
  * and context_metrics is a view that names them row by row.  A reader

@@ -1,5 +1,6 @@
 /* tree.c - the calling-context tree in memory, and the one definition of
  * a frame's caller that every reader uses. */
+#include "hash.h"
 #include "internal.h"
 #include "tools.h"
 
@@ -11,6 +12,7 @@ void dbr_tree_free(struct dbr_tree *t)
 {
 	if (!t)
 		return;
+	free(t->recursive);
 	free(t->c);
 	strtab_free(t->names);
 	free(t);
@@ -137,6 +139,7 @@ static struct dbr_tree *read_tree(struct dbr *r)
 		dbr_tree_free(t);
 		return NULL;
 	}
+	t->bodies_in_frames = r->schema >= 11;
 	link_children(t);
 	return t;
 }
@@ -263,6 +266,10 @@ uint32_t dbr_own_frame(const struct dbr_tree *t, uint32_t i)
 		return UINT32_MAX;
 	if (c[i].kind != KIND_STATEMENT[0])
 		return i;
+	if (t->bodies_in_frames)
+		return UINT32_MAX;
+	/* Before schema 11 an outlined body's statements were in no
+	 * frame's value. */
 	uint32_t site = c[i].parent;
 	if (site == UINT32_MAX || c[site].kind != KIND_CALLSITE[0])
 		return UINT32_MAX;
@@ -436,4 +443,103 @@ const char *dbr_kind_name(char kind)
 		if (kinds[i][0] == kind)
 			return kinds[i];
 	return KIND_ROOT;
+}
+
+/* How many frames of each procedure are on the walk's path, by the
+ * procedure's identity (name, module, file: interned, so compared as
+ * pointers).  Entries stay once made: open addressing, grown at half. */
+struct active {
+	const char *procedure, *module, *file;
+	uint32_t count;
+	uint8_t used;
+};
+
+struct active_table {
+	struct active *a;
+	size_t mask, n;
+};
+
+static size_t active_hash(const struct dbr_ctx *c)
+{
+	return hash_mix((uint64_t)(uintptr_t)c->procedure ^ (uint64_t)(uintptr_t)c->module << 7 ^
+			(uint64_t)(uintptr_t)c->file << 13);
+}
+
+static struct active *active_find(struct active *a, size_t mask, const struct dbr_ctx *c)
+{
+	size_t i = active_hash(c) & mask;
+	while (a[i].used && !(a[i].procedure == c->procedure && a[i].module == c->module &&
+			      a[i].file == c->file))
+		i = (i + 1) & mask;
+	return &a[i];
+}
+
+/* C's procedure's entry, made if new. */
+static struct active *active_entry(struct active_table *t, const struct dbr_ctx *c)
+{
+	struct active *e = active_find(t->a, t->mask, c);
+	if (e->used)
+		return e;
+	if (2 * (t->n + 1) > t->mask) {
+		size_t mask = 2 * t->mask + 1;
+		struct active *a = xcalloc(mask + 1, sizeof *a);
+		for (size_t i = 0; i <= t->mask; i++)
+			if (t->a[i].used) {
+				struct dbr_ctx key = { .procedure = t->a[i].procedure,
+						       .module = t->a[i].module,
+						       .file = t->a[i].file };
+				*active_find(a, mask, &key) = t->a[i];
+			}
+		free(t->a);
+		t->a = a;
+		t->mask = mask;
+		e = active_find(t->a, t->mask, c);
+	}
+	*e = (struct active){ c->procedure, c->module, c->file, 0, 1 };
+	t->n++;
+	return e;
+}
+
+const uint8_t *dbr_recursive(struct dbr *r)
+{
+	struct dbr_tree *t = r->tree ? r->tree : (struct dbr_tree *)dbr_tree(r);
+	if (!t || t->recursive)
+		return t ? t->recursive : NULL;
+	t->recursive = xcalloc(t->n + 1, 1);
+	struct active_table at = { xcalloc(64, sizeof(struct active)), 63, 0 };
+	/* Depth first without recursion (a tree may be a million deep): a
+	 * context's index to enter it, its complement to leave it after its
+	 * children. */
+	uint32_t *stack = NULL;
+	size_t sp = 0, cap = 0;
+	for (size_t root = 0; root < t->n; root++) {
+		if (t->c[root].parent != UINT32_MAX)
+			continue;
+		grow_array(&stack, &cap, sp + 1, sizeof *stack);
+		stack[sp++] = (uint32_t)root;
+		while (sp) {
+			uint32_t i = stack[--sp];
+			int leaving = i >= (uint32_t)t->n;
+			if (leaving)
+				i = ~i;
+			const struct dbr_ctx *c = &t->c[i];
+			if (leaving) {
+				active_entry(&at, c)->count--;
+				continue;
+			}
+			if (dbr_is_frame(c->kind)) {
+				struct active *e = active_entry(&at, c);
+				t->recursive[i] = e->count++ > 0;
+				grow_array(&stack, &cap, sp + 1, sizeof *stack);
+				stack[sp++] = ~i;
+			}
+			for (uint32_t k = c->first; k != UINT32_MAX; k = t->c[k].next) {
+				grow_array(&stack, &cap, sp + 1, sizeof *stack);
+				stack[sp++] = k;
+			}
+		}
+	}
+	free(stack);
+	free(at.a);
+	return t->recursive;
 }

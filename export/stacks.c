@@ -2,9 +2,10 @@
  * leaf path (export.h).
  *
  * A leaf is a frame (inlined or not) or a root with a value of its own:
- * its statements' values are in it already, and a body the compiler
- * outlined and culprit folded, whose statements hang from the call site
- * that opened it, counts for the frame holding that call site.  Paths are
+ * its statements' values are in it already, those of the bodies the
+ * compiler outlined from it too (before schema 11 such statements, which
+ * hang from the call site that opened the body, were in no frame's value:
+ * dbr_own_frame gives their frame).  Paths are
  * the frames from below the program root to the leaf, as the report
  * shows them.  The tree is read once (the frame table); the values are
  * streamed in context order, a context's at a time, and the formats walk
@@ -83,8 +84,13 @@ size_t stacks_path(const struct stacks *s, uint32_t leaf, uint32_t *ids, size_t 
 
 int stacks_line_of(const struct stacks *s, uint32_t frame, uint32_t next)
 {
-	/* The call site (or statement) below FRAME on the way to NEXT. */
+	/* The call site NEXT hangs under: the call's own line, also in a
+	 * body the compiler outlined (whose call sites nest under the
+	 * construct's); else the context below FRAME on the way to NEXT. */
 	const struct dbr_ctx *c = s->tree->c;
+	if (next != UINT32_MAX && c[next].parent != UINT32_MAX &&
+	    c[c[next].parent].kind == KIND_CALLSITE[0])
+		return c[c[next].parent].line;
 	uint32_t below = next;
 	while (below != UINT32_MAX && c[below].parent != frame)
 		below = c[below].parent;

@@ -28,53 +28,61 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const fold_patterns[] = {
+/* BODY: code outlined from a construct of the procedure above it, whose
+ * lines are that procedure's; else plumbing with lines of its own. */
+static const struct fold_pattern {
+	const char *glob;
+	int body;
+} fold_patterns[] = {
 	/* clang */
-	".omp_outlined.*",
-	".omp_task_entry.*",
-	".omp_task_privates_map.*",
+	{ ".omp_outlined.*", 1 },
+	{ ".omp_task_entry.*", 1 },
+	{ ".omp_task_privates_map.*", 1 },
 	/* GCC */
-	"*._omp_fn.[0-9]*",
-	"*._omp_cpyfn.[0-9]*",
+	{ "*._omp_fn.[0-9]*", 1 },
+	{ "*._omp_cpyfn.[0-9]*", 1 },
+	/* ... of C++, named by the symbol table: demangled as clones */
+	{ "* [[]clone ._omp_fn.[0-9]*]", 1 },
+	{ "* [[]clone ._omp_cpyfn.[0-9]*]", 1 },
 	/* the C library's start-up, above main */
-	"_start",
-	"__libc_start_main",
-	"__libc_start_main_*",
-	"__libc_start_call_main",
+	{ "_start", 0 },
+	{ "__libc_start_main", 0 },
+	{ "__libc_start_main_*", 0 },
+	{ "__libc_start_call_main", 0 },
 	/* CPython's start-up, above the program's Python code: running a
 	 * file, a -c string or the REPL down to the module's frame */
-	"Py_BytesMain",
-	"Py_Main",
-	"Py_RunMain",
-	"PyRun_*",
-	"_PyRun_*",
-	"PyEval_EvalCode",
-	"pymain_*",
-	"pyrun_*",
+	{ "Py_BytesMain", 0 },
+	{ "Py_Main", 0 },
+	{ "Py_RunMain", 0 },
+	{ "PyRun_*", 0 },
+	{ "_PyRun_*", 0 },
+	{ "PyEval_EvalCode", 0 },
+	{ "pymain_*", 0 },
+	{ "pyrun_*", 0 },
 	/* CPython's calls, between a Python line and what it calls: the
 	 * line's frame is the caller (unwind-plugins/python) */
-	"_PyEval_Vector",
-	"_PyEval_EvalFrame",
-	"_PyFunction_Vectorcall",
-	"_PyObject_MakeTpCall",
-	"_PyObject_Call",
-	"_PyObject_CallMethod*",
-	"_PyObject_VectorcallTstate",
-	"_PyObject_FastCall*",
-	"PyObject_Call",
-	"PyObject_Vectorcall*",
-	"PyObject_CallOneArg",
-	"PyObject_CallMethod*",
+	{ "_PyEval_Vector", 0 },
+	{ "_PyEval_EvalFrame", 0 },
+	{ "_PyFunction_Vectorcall", 0 },
+	{ "_PyObject_MakeTpCall", 0 },
+	{ "_PyObject_Call", 0 },
+	{ "_PyObject_CallMethod*", 0 },
+	{ "_PyObject_VectorcallTstate", 0 },
+	{ "_PyObject_FastCall*", 0 },
+	{ "PyObject_Call", 0 },
+	{ "PyObject_Vectorcall*", 0 },
+	{ "PyObject_CallOneArg", 0 },
+	{ "PyObject_CallMethod*", 0 },
 };
 
 int fold_frame(const char *procedure)
 {
 	if (!procedure)
-		return 0;
+		return FOLD_NOT;
 	for (size_t i = 0; i < sizeof fold_patterns / sizeof *fold_patterns; i++)
-		if (fnmatch(fold_patterns[i], procedure, 0) == 0)
-			return 1;
-	return 0;
+		if (fnmatch(fold_patterns[i].glob, procedure, 0) == 0)
+			return fold_patterns[i].body ? FOLD_BODY : FOLD_PLUMBING;
+	return FOLD_NOT;
 }
 
 /* ---- in the merged tree (merge.c) ---------------------------------------- */
@@ -92,17 +100,18 @@ static unsigned char *flags_of(struct ctree *t, uint32_t id)
 	return &t->fold[id];
 }
 
-/* Flags by string id: whether the fold rules were asked and said yes;
- * whether the name stands for code without a symbol (an address, or
- * named after its entry point). */
-enum { FOLD_ASKED = 1, FOLD_FOLDS = 2, FOLD_UNNAMED = 4, FOLD_LOGICAL = 8 };
+/* Flags by string id: whether the fold rules were asked, and what they
+ * said (two bits: enum fold_kind); whether the name stands for code
+ * without a symbol (an address, or named after its entry point). */
+enum { FOLD_ASKED = 1, FOLD_KIND_SHIFT = 1, FOLD_KIND_MASK = 6, FOLD_UNNAMED = 8,
+       FOLD_LOGICAL = 16 };
 
 int fold_procedure(struct ctree *t, uint32_t id)
 {
 	unsigned char *f = flags_of(t, id);
 	if (!(*f & FOLD_ASKED))
-		*f |= FOLD_ASKED | (fold_frame(strtab_get(t->str, id)) ? FOLD_FOLDS : 0);
-	return (*f & FOLD_FOLDS) != 0;
+		*f |= FOLD_ASKED | fold_frame(strtab_get(t->str, id)) << FOLD_KIND_SHIFT;
+	return (*f & FOLD_KIND_MASK) >> FOLD_KIND_SHIFT;
 }
 
 void fold_mark_address(struct ctree *t, uint32_t id)

@@ -9,10 +9,16 @@
 
 struct ctree;
 
-/* Whether a frame of PROCEDURE is folded. */
+/* How a frame folds: not at all; as plumbing (start-up, an interpreter's
+ * calls), which has lines of its own and leaves no trace; or as the body
+ * of a construct (OpenMP's outlined regions and tasks), whose lines and
+ * calls are those of the procedure above it. */
+enum fold_kind { FOLD_NOT, FOLD_PLUMBING, FOLD_BODY };
+
+/* How a frame of PROCEDURE folds (enum fold_kind; 0: it does not). */
 int fold_frame(const char *procedure);
 
-/* Whether frames of procedure ID (a string id of T) fold; remembered. */
+/* How frames of procedure ID (a string id of T) fold; remembered. */
 int fold_procedure(struct ctree *t, uint32_t id);
 /* Procedure ID (a string id of T) is a "module+0xoffset" name: code
  * without a symbol. */

@@ -317,6 +317,30 @@ static uint32_t module_id(struct ctree *t, const struct mfile_module *m)
 	return intern(t, (m->flags & MFILE_MOD_VDSO) ? "[vdso]" : m->path);
 }
 
+/* The procedure whose body the compiler outlined, for code folded below
+ * context C: C is the call site of the construct (where the region or
+ * task was opened, as the runtime plugin roots it) or a call site inside
+ * the body, named after that procedure.  0 below a root. */
+static uint32_t body_owner(const struct ctree *t, uint32_t c)
+{
+	const struct ctx_node *n = &t->node[c];
+	return n->kind == CTX_CALLSITE || n->kind == CTX_FRAME || n->kind == CTX_INLINED
+	       ? n->procedure : 0;
+}
+
+/* The call site of a construct's body at FILE:LINE, below C (whose
+ * procedure wrote the body): C itself when it is that line already (the
+ * outlined function's own call of more outlined code, at the construct's
+ * line, is the construct's call site). */
+static uint32_t body_site(struct ctree *t, uint32_t c, uint32_t mod, uint32_t file,
+			  uint32_t line)
+{
+	const struct ctx_node *n = &t->node[c];
+	if (n->kind == CTX_CALLSITE && n->file == file && n->line == line)
+		return c;
+	return child(t, c, CTX_CALLSITE, n->procedure, mod, file, line);
+}
+
 /* The contexts one native frame stands for, below PARENT; returns the
  * last (a call site, or for the sampled instruction a statement).
  * Frames that fold (fold.c) add no context: PENDING holds the names
@@ -370,8 +394,23 @@ static uint32_t frame_contexts(struct ctree *t, uint32_t parent, const struct ex
 	uint32_t cur = parent;
 	for (unsigned j = 0; j < r->nframes; j++) {
 		const struct sym_frame *f = &r->frame[j];
-		if (fold_procedure(t, f->id_procedure)) {
+		int fold = fold_procedure(t, f->id_procedure);
+		/* A body with no procedure above it to own it (its creation
+		 * was not found: it hangs from a root) stays a frame. */
+		if (fold == FOLD_BODY && !body_owner(t, cur))
+			fold = FOLD_NOT;
+		if (fold) {
 			pend = fold_append(t, pend, f->id_procedure);
+			/* A construct's body with a call inlined into it: the
+			 * call's line, in the procedure that wrote the body
+			 * (unless what was inlined is more of the outlining). */
+			if (fold == FOLD_BODY && j + 1 < r->nframes && f->file &&
+			    !fold_procedure(t, r->frame[j + 1].id_procedure) &&
+			    body_owner(t, cur)) {
+				cur = body_site(t, cur, mod, f->id_file, f->line);
+				fold_note(t, cur, pend);
+				pend = 0;
+			}
 			continue;
 		}
 		cur = child(t, cur, j ? CTX_INLINED : CTX_FRAME, f->id_procedure, mod,
@@ -384,15 +423,31 @@ static uint32_t frame_contexts(struct ctree *t, uint32_t parent, const struct ex
 	const struct sym_frame *last = &r->frame[r->nframes - 1];
 	uint32_t proc = last->id_procedure;
 	if (pend) {
-		/* The innermost frame folded.  Calling on, the frames below
-		 * take its place; sampled, its line is the body of the
-		 * procedure above, named after it. */
+		/* The innermost frame folded.  A construct's body is code of
+		 * the procedure above: its calls hang under their own lines,
+		 * its samples are statements named after that procedure.
+		 * Other folded code (start-up, plumbing) leaves no trace:
+		 * the frames it calls take its place. */
+		int body = fold_procedure(t, last->id_procedure) == FOLD_BODY;
+		uint32_t owner = body_owner(t, cur);
 		if (!exact) {
+			if (body && owner && last->file) {
+				uint32_t site = body_site(t, cur, mod, last->id_file, last->line);
+				fold_note(t, site, pend);
+				return site;
+			}
 			*pending = (struct fold_pending){ pend, mod };
 			return cur;
 		}
-		if (cur != 0 && t->node[cur].procedure)
-			proc = t->node[cur].procedure;
+		if (owner)
+			proc = owner;
+		if (body && owner && !last->file) {
+			/* No line information: a statement without a line,
+			 * still the procedure's own. */
+			uint32_t leaf = child(t, cur, CTX_STATEMENT, proc, mod, 0, 0);
+			fold_note(t, leaf, pend);
+			return leaf;
+		}
 	}
 	uint32_t leaf = cur;
 	if (!exact)

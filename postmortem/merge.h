@@ -186,6 +186,13 @@ typedef void (*ctx_procedure_sink)(void *arg, uint32_t procedure, uint32_t modul
 				   uint32_t file, uint32_t metric, double incl, double excl);
 void ctree_procedures(const struct ctree *t, ctx_procedure_sink sink, void *arg);
 
+/* The invariant every view relies on: each sample's value is exactly one
+ * frame's or inlined frame's exclusive value (a procedure's), so that
+ * those add up to the root's inclusive value, metric by metric.  0 when they do;
+ * -1 with the first metric that does not, its frames' sum and its total
+ * (a merge that left values where no view looks: prof says so). */
+int ctree_check_exclusive(const struct ctree *t, uint32_t *metric, double *owned, double *total);
+
 /* For merging another tree into this one (partial.c): the context with
  * this identity below PARENT, added if new; context NODE's class, as the
  * other tree worked it out; a thread other than a first one reached

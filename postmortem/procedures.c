@@ -6,6 +6,7 @@
 #include "merge.h"
 #include "tools.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -143,4 +144,26 @@ void ctree_procedures(const struct ctree *t, ctx_procedure_sink sink, void *arg)
 	free(pt.key);
 	free(pt.slot);
 	free(proc);
+}
+
+int ctree_check_exclusive(const struct ctree *t, uint32_t *metric, double *owned, double *total)
+{
+	for (uint32_t m = 0; m < t->nmetric; m++) {
+		if (!t->mstat[m])
+			continue;
+		double sum = 0;
+		for (size_t c = 0; c < t->n; c++) {
+			int kind = t->node[c].kind;
+			if (kind == CTX_FRAME || kind == CTX_INLINED)
+				sum += t->mstat[m][c].excl;
+		}
+		double all = t->mstat[m][0].incl;
+		if (fabs(sum - all) > 1e-9 * fmax(fabs(sum), fabs(all))) {
+			*metric = m;
+			*owned = sum;
+			*total = all;
+			return -1;
+		}
+	}
+	return 0;
 }

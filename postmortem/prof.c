@@ -309,6 +309,21 @@ static void *analyse(void *arg)
 	return NULL;
 }
 
+/* Says so when some samples are in no frame's exclusive value: every
+ * view and export would then add up to less than the total. */
+static void check_exclusive(const struct ctree *t)
+{
+	uint32_t m;
+	double owned, total;
+	if (ctree_check_exclusive(t, &m, &owned, &total) == 0)
+		return;
+	const struct ctx_metric *cm = &t->metric[m];
+	msg_warn("the frames' exclusive %s of %s add up to %.6g of its total %.6g %s: the views "
+		 "and exports will show less than the whole; please report it, with the "
+		 "measurement directory", cm->name, t->event[cm->event].name, owned, total,
+		 cm->unit);
+}
+
 /* Everything that needs the whole tree, one table at a time; with more
  * than one job, the analysis runs on a second core meanwhile.  Returns
  * whether the measurement's quality deserves a warning, in WARNING. */
@@ -316,6 +331,7 @@ static int write_results(sqlite3 *db, const struct prof_options *o, struct prof 
 			 struct thread_values *values, char *warning, size_t size)
 {
 	progress_update("%zu contexts", p->tree->n);
+	check_exclusive(p->tree);
 	int derivable = tables_derivable(p->tree);
 	tables_write_events(db, p->tree, derivable);
 	waits_write_threads(db);

@@ -5,19 +5,21 @@
  * records.  Separate debug information is found by build-id (where
  * Debian's -dbgsym packages install it) or by .gnu_debuglink.
  *
- * For an address with DWARF, dwarf_getscopes() finds the innermost scope;
- * dwarf_getscopes_die() then walks the physical nesting outwards, which
- * gives the real function and every inlined call instance inside it (each
- * with the line it was called from).  Without DWARF the symbol table names
- * the function; without that, "module+0xoffset" stands in.
+ * For an address with DWARF, the scopes that hold it (scopes.c: nested
+ * and LTO functions too) give the real function and every inlined call
+ * instance inside it, each with the line it was called from.  Without
+ * DWARF the symbol table names the function (the line table may still
+ * give its line); without that, "module+0xoffset" stands in.
  */
 #define _GNU_SOURCE
 #include "symbolize.h"
+#include "scopes.h"
 #include "tools.h"
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +28,8 @@
 char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
 
 #define MAX_INLINE 64
+/* DWARF scopes around an address: functions, inlined calls, blocks. */
+#define MAX_SCOPES 256
 
 struct sym_module {
 	char *path;
@@ -49,8 +53,19 @@ struct sym_module {
 	size_t nwant, capwant;
 	/* compilation units by address, for when libdw cannot find them */
 	struct cu_range *cus;
+	struct scope_index *scopes;	/* nested functions by unit (scopes.h) */
+	struct member_name *members;	/* qualified names made (member_name) */
+	size_t nmembers, capmembers;
 	size_t ncus;
 	int cus_built;
+};
+
+/* A member function's qualified name, by its declaration's DIE. */
+struct member_name {
+	Dwarf_Off decl;
+	const char *name;	/* in the module's strings */
+	const char *decl_file;	/* its class's, where its own is missing */
+	unsigned decl_line;
 };
 
 /* A compilation unit's address range.  libdw (0.188) finds the unit of
@@ -82,6 +97,8 @@ struct symbolizer *symbolizer_new(void)
 static void module_free(struct sym_module *m)
 {
 	free(m->cus);
+	scope_index_free(m->scopes);
+	free(m->members);
 	if (m->dwfl)
 		dwfl_end(m->dwfl);
 	for (size_t i = 0; i <= m->mask && m->val; i++)
@@ -129,6 +146,7 @@ struct sym_module *symbolizer_module(struct symbolizer *s, const char *path,
 	memcpy(m->build_id, build_id, build_id_len);
 	m->build_id_len = build_id_len;
 	m->strings = strtab_new();
+	m->scopes = scope_index_new();
 	m->mask = 255;
 	m->key = xcalloc(m->mask + 1, sizeof *m->key);
 	m->val = xcalloc(m->mask + 1, sizeof *m->val);
@@ -298,10 +316,138 @@ static const char *die_name(Dwarf_Die *die, char **to_free)
 	}
 	if (dwarf_attr_integrate(die, DW_AT_name, &attr)) {
 		const char *plain = dwarf_formstring(&attr);
+		int status;
+		/* GCC names a C++ function's outlined OpenMP body by its
+		 * mangled name: "_Z3fooi._omp_fn.0". */
+		if (plain && plain[0] == '_' && plain[1] == 'Z') {
+			char *d = __cxa_demangle(plain, NULL, NULL, &status);
+			if (d) {
+				*to_free = d;
+				return d;
+			}
+		}
 		if (plain)
 			return plain;
 	}
 	return name;
+}
+
+static const char *decl_file(struct sym_module *m, Dwarf_Die *die);
+
+/* A name in M's strings built from the FMT. */
+static const char *m_printf(struct sym_module *m, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static const char *m_printf(struct sym_module *m, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *s = NULL;
+	if (vasprintf(&s, fmt, ap) < 0)
+		s = NULL;
+	va_end(ap);
+	if (!s)
+		return "?";
+	const char *r = strtab_get(m->strings, strtab_intern(m->strings, s));
+	free(s);
+	return r;
+}
+
+/* How a scope around a member's declaration reads in its name: a class,
+ * a namespace, an enclosing function; "{lambda:LINE}" for a class
+ * without a name (GCC's closure types).  NULL for a scope that adds
+ * nothing.  *WHOLE: the scope's name is qualified already (a function's
+ * demangled linkage name), so that scopes outside it add nothing. */
+static const char *scope_part(struct sym_module *m, Dwarf_Die *scope, int *whole)
+{
+	char *owned = NULL;
+	const char *name = NULL;
+	int line = 0;
+	*whole = 0;
+	switch (dwarf_tag(scope)) {
+	case DW_TAG_subprogram:
+		name = die_name(scope, &owned);
+		*whole = owned != NULL;	/* demangled: qualified already */
+		name = name ? m_printf(m, "%s", name) : NULL;
+		break;
+	case DW_TAG_class_type:
+	case DW_TAG_structure_type:
+	case DW_TAG_union_type:
+		name = dwarf_diename(scope);
+		if (!name) {
+			dwarf_decl_line(scope, &line);
+			name = m_printf(m, "{lambda:%d}", line);
+		}
+		break;
+	case DW_TAG_namespace:
+		name = dwarf_diename(scope);
+		if (!name)
+			name = "(anonymous namespace)";
+		break;
+	default:
+		break;
+	}
+	free(owned);
+	return name;
+}
+
+/* The name of a member function that DWARF gives without a linkage name
+ * (GCC's lambdas: every one is "operator()"), qualified by the scopes
+ * around its declaration as a demangled name would be:
+ * "region(long)::{lambda:62}::operator()"; and where it is declared when
+ * its DIE does not say (GCC's lambdas again: their class does).  The
+ * name is NAME, and the place unset, for a DIE that is no member.
+ * Remembered by declaration. */
+static const struct member_name *member_name(struct sym_module *m, Dwarf_Die *die,
+					     const char *name)
+{
+	static struct member_name plain;
+	Dwarf_Attribute attr;
+	Dwarf_Die decl = *die, next;
+	int member = 0;
+	plain = (struct member_name){ .name = name };
+	for (int hops = 0; hops < 8; hops++) {
+		int spec = dwarf_attr(&decl, DW_AT_specification, &attr) != NULL;
+		if (!spec && !dwarf_attr(&decl, DW_AT_abstract_origin, &attr))
+			break;
+		if (!dwarf_formref_die(&attr, &next))
+			break;
+		member |= spec;
+		decl = next;
+	}
+	/* An inlined call's origin may be the declaration in the class;
+	 * GCC marks a lambda's operator() artificial (and its outlined
+	 * OpenMP bodies, which are no members: see below). */
+	if (!member && !dwarf_hasattr(&decl, DW_AT_declaration) &&
+	    !dwarf_hasattr(&decl, DW_AT_artificial))
+		return &plain;
+	Dwarf_Off off = dwarf_dieoffset(&decl);
+	for (size_t i = 0; i < m->nmembers; i++)
+		if (m->members[i].decl == off)
+			return &m->members[i];
+	struct member_name made = { .decl = off, .name = name };
+	Dwarf_Die *scopes = NULL;
+	int n = dwarf_getscopes_die(&decl, &scopes);
+	/* scopes[0] is the declaration, scopes[n - 1] its unit; a member's
+	 * next scope out is its class. */
+	int tag = n > 2 ? dwarf_tag(&scopes[1]) : 0;
+	if (tag == DW_TAG_class_type || tag == DW_TAG_structure_type || tag == DW_TAG_union_type) {
+		for (int i = 1; i < n - 1 && i < 32; i++) {
+			int whole;
+			const char *part = scope_part(m, &scopes[i], &whole);
+			if (part)
+				made.name = m_printf(m, "%s::%s", part, made.name);
+			if (whole)
+				break;
+		}
+		int line = 0;
+		made.decl_file = decl_file(m, &scopes[1]);
+		if (made.decl_file && dwarf_decl_line(&scopes[1], &line) == 0 && line > 0)
+			made.decl_line = (unsigned)line;
+	}
+	free(scopes);
+	grow_array(&m->members, &m->capmembers, m->nmembers + 1, sizeof *m->members);
+	m->members[m->nmembers] = made;
+	return &m->members[m->nmembers++];
 }
 
 /* A symbol table name, demangled and without its version (@@GLIBC_2.34). */
@@ -374,29 +520,66 @@ static const char *comp_dir(Dwarf_Die *die)
 	return dwarf_formstring(&attr);
 }
 
-static const char *call_file(Dwarf_Die *die, Dwarf_Word index)
+/* File INDEX of the line table of UNIT (a unit's DIE). */
+static const char *file_of_unit(Dwarf_Die *unit, Dwarf_Word index)
 {
-	Dwarf_Die cu;
 	Dwarf_Files *files;
 	size_t nfiles;
-	if (!dwarf_diecu(die, &cu, NULL, NULL) || dwarf_getsrcfiles(&cu, &files, &nfiles) != 0 ||
-	    index >= nfiles)
+	if (dwarf_getsrcfiles(unit, &files, &nfiles) != 0 || index >= nfiles)
 		return NULL;
 	return dwarf_filesrc(files, index, NULL, NULL);
 }
 
-/* DIE's declaration file.  libdw 0.188 takes file index 0 for "none",
- * as DWARF 4 does, but in DWARF 5 (clang 14's default) it is the unit's
- * primary source file: look such an index up in the unit's file table. */
-static const char *decl_file(Dwarf_Die *die)
+/* File INDEX of the line table of the unit DIE belongs to (DW_AT_call_file). */
+static const char *unit_file(Dwarf_Die *die, Dwarf_Word index)
 {
-	const char *f = dwarf_decl_file(die);
+	Dwarf_Die cu;
+	return dwarf_diecu(die, &cu, NULL, NULL) ? file_of_unit(&cu, index) : NULL;
+}
+
+/* DIE's declaration file, made absolute against the directory of the
+ * unit that declares it: with -flto a function's declaration is in
+ * another unit than its code, found through its abstract origin.  libdw
+ * 0.188 takes file index 0 for "none", as DWARF 4 does, but in DWARF 5
+ * (clang 14's default) it is the unit's primary source file: look such
+ * an index up in the unit's file table. */
+static const char *decl_file(struct sym_module *m, Dwarf_Die *die)
+{
 	Dwarf_Attribute attr;
 	Dwarf_Word index;
-	if (f || !dwarf_attr_integrate(die, DW_AT_decl_file, &attr) ||
-	    dwarf_formudata(&attr, &index) != 0 || index != 0)
-		return f;
-	return call_file(die, index);
+	Dwarf_Die unit;
+	if (!dwarf_attr_integrate(die, DW_AT_decl_file, &attr) ||
+	    !dwarf_cu_die(attr.cu, &unit, NULL, NULL, NULL, NULL, NULL, NULL))
+		return NULL;
+	const char *f = dwarf_decl_file(die);
+	if (!f && dwarf_formudata(&attr, &index) == 0 && index == 0)
+		f = file_of_unit(&unit, index);
+	return source_path(m, comp_dir(&unit), f);
+}
+
+/* The line of ADDR into F, the innermost frame, when the line table has
+ * one: also for a function known only by its symbol (no DIE, or none
+ * that covers it), whose lines are still in the table. */
+static void sampled_line(struct sym_module *m, Dwarf_Die *cu, Dwarf_Addr bias, uint64_t addr,
+			 struct sym_frame *f)
+{
+	Dwfl_Line *line = dwfl_module_getsrc(m->mod, addr);
+	int lineno = 0;
+	const char *file = line ? dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL) : NULL;
+	const char *dir = line ? dwfl_line_comp_dir(line) : NULL;
+	if (!file && cu) {
+		/* The unit's own line table, where libdw's lookup needed the
+		 * aranges the unit lacks. */
+		Dwarf_Line *dl = dwarf_getsrc_die(cu, addr - bias);
+		if (dl && dwarf_lineno(dl, &lineno) == 0)
+			file = dwarf_linesrc(dl, NULL, NULL);
+		dir = comp_dir(cu);
+	}
+	if (file && lineno > 0) {
+		f->file = source_path(m, dir, file);
+		f->line = (unsigned)lineno;
+		m->has_lines = 1;
+	}
 }
 
 static struct sym_result *resolve(struct sym_module *m, uint64_t addr)
@@ -409,16 +592,10 @@ static struct sym_result *resolve(struct sym_module *m, uint64_t addr)
 	if (m->mod) {
 		Dwarf_Addr bias = 0;
 		Dwarf_Die *cu = find_cu(m, addr, &bias);
-		Dwarf_Die *scopes = NULL;
-		int ns = cu ? dwarf_getscopes(cu, addr - bias, &scopes) : 0;
-		if (ns > 0) {
-			Dwarf_Die inner = scopes[0];
-			free(scopes);
-			scopes = NULL;
-			ns = dwarf_getscopes_die(&inner, &scopes);
-		}
+		Dwarf_Die scopes[MAX_SCOPES];
+		int ns = cu ? scope_chain(m->scopes, cu, addr - bias, scopes, MAX_SCOPES) : 0;
 		/* Outermost function first, then the calls inlined into it. */
-		for (int i = ns - 1; i >= 0 && n < MAX_INLINE; i--) {
+		for (int i = 0; i < ns && n < MAX_INLINE; i++) {
 			Dwarf_Die *die = &scopes[i];
 			int tag = dwarf_tag(die);
 			if (tag != DW_TAG_subprogram && tag != DW_TAG_inlined_subroutine)
@@ -426,15 +603,23 @@ static struct sym_result *resolve(struct sym_module *m, uint64_t addr)
 			if (tag == DW_TAG_subprogram && n > 0)
 				n = 0;	/* a nested function: start from it */
 			const char *name = die_name(die, &owned[n]);
+			const struct member_name *member = NULL;
+			if (name && !owned[n])	/* no linkage name */
+				member = member_name(m, die, name);
 			struct sym_frame *f = &fr[n];
 			memset(f, 0, sizeof *f);
+			if (member)
+				name = member->name;
 			f->procedure = strtab_get(m->strings, strtab_intern(m->strings, name ? name : "?"));
 			free(owned[n]);
-			const char *cdir = comp_dir(die);
-			f->decl_file = source_path(m, cdir, decl_file(die));
+			f->decl_file = decl_file(m, die);
 			int dl = 0;
 			if (dwarf_decl_line(die, &dl) == 0 && dl > 0)
 				f->decl_line = (unsigned)dl;
+			if (!f->decl_file && member && member->decl_file) {
+				f->decl_file = member->decl_file;
+				f->decl_line = member->decl_line;
+			}
 			f->inlined = tag == DW_TAG_inlined_subroutine;
 			if (f->inlined && n > 0) {
 				Dwarf_Attribute attr;
@@ -443,31 +628,10 @@ static struct sym_result *resolve(struct sym_module *m, uint64_t addr)
 					dwarf_formudata(&attr, &file);
 				if (dwarf_attr(die, DW_AT_call_line, &attr))
 					dwarf_formudata(&attr, &line);
-				fr[n - 1].file = source_path(m, cdir, call_file(die, file));
+				fr[n - 1].file = source_path(m, comp_dir(die), unit_file(die, file));
 				fr[n - 1].line = (unsigned)line;
 			}
 			n++;
-		}
-		free(scopes);
-		if (n > 0) {
-			Dwfl_Line *line = dwfl_module_getsrc(m->mod, addr);
-			int lineno = 0;
-			const char *file = line ? dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL)
-						: NULL;
-			const char *dir = line ? dwfl_line_comp_dir(line) : NULL;
-			if (!file && cu) {
-				/* The unit's own line table, where libdw's lookup
-				 * needed the aranges the unit lacks. */
-				Dwarf_Line *dl = dwarf_getsrc_die(cu, addr - bias);
-				if (dl && dwarf_lineno(dl, &lineno) == 0)
-					file = dwarf_linesrc(dl, NULL, NULL);
-				dir = comp_dir(cu);
-			}
-			if (file && lineno > 0) {
-				fr[n - 1].file = source_path(m, dir, file);
-				fr[n - 1].line = (unsigned)lineno;
-				m->has_lines = 1;
-			}
 		}
 		if (n == 0) {
 			GElf_Off off;
@@ -481,6 +645,8 @@ static struct sym_result *resolve(struct sym_module *m, uint64_t addr)
 				n = 1;
 			}
 		}
+		if (n > 0)
+			sampled_line(m, cu, bias, addr, &fr[n - 1]);
 	}
 	if (n == 0) {
 		char name[300];

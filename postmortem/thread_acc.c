@@ -127,21 +127,40 @@ static uint32_t *deepest_first(const struct acc *a, const struct ctx_node *nodes
 	return order;
 }
 
+/* The frame (or inlined frame, or root) whose self cost the samples at
+ * context C are, when C is a statement or a call site: the nearest one
+ * above it, past call sites (a body the compiler outlined hangs under the
+ * construct's call site and the body's own call sites, all in the
+ * procedure that wrote it; culprit's own work, the measurement metric, is
+ * at the call site that called it).  CTX_NONE for a frame or root, whose
+ * samples are its own. */
+static uint32_t owner_frame(const struct ctx_node *nodes, uint32_t c)
+{
+	if (nodes[c].kind != CTX_STATEMENT && nodes[c].kind != CTX_CALLSITE)
+		return CTX_NONE;
+	uint32_t p = nodes[c].parent;
+	while (p != CTX_NONE && nodes[p].kind != CTX_ROOT && !is_frame(&nodes[p]))
+		p = nodes[p].parent;
+	return p;
+}
+
 void acc_finish(struct acc *a, const struct ctx_node *nodes)
 {
 	/* Every context above one sampled (the list grows as it goes), each
-	 * entry's parent entry, and whether it is a statement whose value
-	 * is also its frame's. */
-	uint32_t *parent = NULL;
-	uint8_t *to_frame = NULL;
-	size_t cap = 0, capf = 0;
+	 * entry's parent entry, and for a statement or call site the entry of
+	 * the frame its value counts for. */
+	uint32_t *parent = NULL, *owner = NULL;
+	size_t cap = 0, capo = 0;
 	for (size_t e = 0; e < a->n; e++) {
 		const struct ctx_node *n = &nodes[a->ctx[e]];
 		grow_array(&parent, &cap, e + 1, sizeof *parent);
-		grow_array(&to_frame, &capf, e + 1, 1);
 		parent[e] = n->parent == CTX_NONE ? UINT32_MAX : (uint32_t)entry(a, n->parent);
-		to_frame[e] = n->kind == CTX_STATEMENT && n->parent != CTX_NONE &&
-			      is_frame(&nodes[n->parent]);
+	}
+	/* Owners are above their statements: entries already. */
+	for (size_t e = 0; e < a->n; e++) {
+		uint32_t f = owner_frame(nodes, a->ctx[e]);
+		grow_array(&owner, &capo, e + 1, sizeof *owner);
+		owner[e] = f == CTX_NONE ? UINT32_MAX : (uint32_t)entry(a, f);
 	}
 	uint32_t *order = deepest_first(a, nodes);
 	for (size_t m = 0; m < a->nmetric; m++) {
@@ -154,17 +173,20 @@ void acc_finish(struct acc *a, const struct ctx_node *nodes)
 		memcpy(ex, own, a->n * sizeof *ex);
 		for (size_t k = 0; k < a->n; k++) {
 			uint32_t e = order[k], p = parent[e];
-			if (p == UINT32_MAX)
-				continue;
-			in[p] += in[e];
-			if (to_frame[e])
-				ex[p] += own[e];
+			if (p != UINT32_MAX)
+				in[p] += in[e];
+			if (owner[e] != UINT32_MAX) {
+				ex[owner[e]] += own[e];
+				/* A call site has no exclusive value of its own. */
+				if (nodes[a->ctx[e]].kind == CTX_CALLSITE)
+					ex[e] = 0;
+			}
 		}
 		a->incl[m] = in;
 		a->excl[m] = ex;
 	}
 	free(order);
-	free(to_frame);
+	free(owner);
 	free(parent);
 }
 

@@ -1,7 +1,9 @@
 /* callers.c - bottom-up: each procedure, then the chains of procedures
  * that called it, with the share of its cost each carried.  A frame's
  * caller is dbr_caller's: the frame above its call site, or the root it
- * hangs under (the program, a truncated unwind), where a chain ends. */
+ * hangs under (the program, a truncated unwind), where a chain ends.  A
+ * recursive procedure's callers are those of its outermost frames, as
+ * its inclusive value counts recursion once: the shares add up to 100%. */
 #define _GNU_SOURCE
 #include "report.h"
 #include "tools.h"
@@ -120,8 +122,17 @@ static ssize_t frames_of(const struct report *r, const struct dbr_procedure *p, 
 		msg_error("%s", dbr_error(r->db));
 		return -1;
 	}
+	/* Recursion counted once, as in the procedure's inclusive value:
+	 * only its outermost frames, so that its callers add up to it. */
+	const uint8_t *recursive = dbr_recursive(r->db);
+	if (!recursive) {
+		msg_error("%s", dbr_error(r->db));
+		free(ids);
+		dbr_procedures_free(v, nf);
+		return -1;
+	}
 	for (size_t i = 0; i < nf; i++) {
-		if (v[i].incl[0] == 0)
+		if (v[i].incl[0] == 0 || recursive[ids[i] - 1])
 			continue;
 		grow_array(ch, cap, n + 1, sizeof **ch);
 		struct chain *k = &(*ch)[n++];

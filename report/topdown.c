@@ -23,25 +23,34 @@ static int shown(const struct report *r, uint32_t i)
 	return r->incl[i] >= r->threshold && r->incl[i] > 0;
 }
 
-/* The children of I shown in text: call sites are looked through, so that
- * the frames they lead to appear as I's children; in CSV every context is
- * a row, call sites too.  Hottest first. */
+/* The children of I shown, hottest first.  In text, call sites are
+ * looked through (those of a body the compiler outlined nest: the
+ * construct's, then the body's own), so that the frames and statements
+ * they lead to appear as I's children; in CSV every context is a row,
+ * call sites too.  Without recursion: a hostile database may nest call
+ * sites a million deep. */
 static size_t shown_children(const struct report *r, uint32_t i, uint32_t **out, size_t *cap)
 {
 	const struct dbr_ctx *c = r->tree->c;
-	size_t n = 0;
-	for (uint32_t k = c[i].first; k != UINT32_MAX; k = c[k].next) {
-		if (c[k].kind == KIND_CALLSITE[0] && !r->csv) {
-			for (uint32_t g = c[k].first; g != UINT32_MAX; g = c[g].next)
-				if (shown(r, g)) {
-					grow_array(out, cap, n + 1, sizeof **out);
-					(*out)[n++] = g;
-				}
-		} else if (shown(r, k)) {
+	size_t n = 0, nsites = 0, capsites = 0;
+	uint32_t *sites = NULL;
+	grow_array(&sites, &capsites, 1, sizeof *sites);
+	sites[nsites++] = i;
+	while (nsites) {
+		uint32_t at = sites[--nsites];
+		for (uint32_t k = c[at].first; k != UINT32_MAX; k = c[k].next) {
+			if (!shown(r, k))
+				continue;
+			if (c[k].kind == KIND_CALLSITE[0] && !r->csv) {
+				grow_array(&sites, &capsites, nsites + 1, sizeof *sites);
+				sites[nsites++] = k;
+				continue;
+			}
 			grow_array(out, cap, n + 1, sizeof **out);
 			(*out)[n++] = k;
 		}
 	}
+	free(sites);
 	qsort_r(*out, n, sizeof **out, by_inclusive, (void *)r);
 	return n;
 }
@@ -68,7 +77,13 @@ static void put_text_row(const struct report *r, uint32_t i, uint32_t level)
 {
 	char text[512];
 	context_label(r, i, text, sizeof text);
-	const char *folded = r->tree->c[i].folded;
+	/* A frame below a body the compiler outlined: the body was folded
+	 * into the call sites looked through to reach it. */
+	const struct dbr_ctx *c = r->tree->c;
+	const char *folded = c[i].folded;
+	for (uint32_t p = c[i].parent; !folded && p != UINT32_MAX && c[p].kind == KIND_CALLSITE[0];
+	     p = c[p].parent)
+		folded = c[p].folded;
 	if (r->folded && folded) {
 		size_t len = strlen(text);
 		snprintf(text + len, sizeof text - len, "  [folded: %s]", folded);

@@ -18,6 +18,10 @@ export OMP_NUM_THREADS=2
 # come from the worker counts alone.
 export KMP_BLOCKTIME=0
 
+# omp_fib.c's task constructs and the calls in their bodies, by line.
+fib_tasks=$(grep -n '#pragma omp task shared' "$srcdir/tests/programs/omp_fib.c" | cut -d: -f1 | paste -sd,)
+fib_calls=$(grep -n '= fib(n - [12], cutoff);' "$srcdir/tests/programs/omp_fib.c" | cut -d: -f1 | paste -sd,)
+
 for cc in $compilers; do
 	# ---- a serial phase between parallel phases --------------------------
 	"$CULPRIT" run -e CPUTIME@f2000 -o ph-$cc "$PROGRAMS/omp_phases-$cc" > ph-$cc.out 2> ph-$cc.err
@@ -143,10 +147,17 @@ for cc in $compilers; do
 	note "$cc fib: $samples samples, $partial partial, $fib in fib, $opened under the region's fib, $main under main"
 	check "$cc fib: the recursion has most samples" at_least "$(ratio "$fib" "$samples")" 0.9
 	# Outlining and start-up frames are folded: the recursion reads fib > fib.
-	check "$cc fib: a task's fib hangs from the call site in the fib that created it" \
+	# A task's body is the creating fib's code: its call of fib hangs
+	# from the body's line, under the line that created the task.
+	check "$cc fib: a task's fib hangs from its call's line in the task, under the task's line in the fib that created it" \
 		at_least "$(sql $db "SELECT count(*) FROM contexts c JOIN contexts s ON s.id = c.parent_id
-			JOIN contexts p ON p.id = s.parent_id WHERE c.kind = 'frame' AND c.procedure = 'fib'
-			AND s.kind = 'callsite' AND p.kind = 'frame' AND p.procedure = 'fib'")" 10
+			JOIN contexts t ON t.id = s.parent_id JOIN contexts p ON p.id = t.parent_id
+			WHERE c.kind = 'frame' AND c.procedure = 'fib' AND s.kind = 'callsite'
+			AND s.procedure = 'fib' AND s.line IN ($fib_calls) AND t.kind = 'callsite'
+			AND t.line IN ($fib_tasks) AND p.kind = 'frame' AND p.procedure = 'fib'")" 10
+	check "$cc fib: ... and never from the task's line itself" \
+		[ "$(sql $db "SELECT count(*) FROM contexts c JOIN contexts s ON s.id = c.parent_id
+			WHERE c.kind = 'frame' AND c.procedure = 'fib' AND s.line IN ($fib_tasks)")" = 0 ]
 	check "$cc fib: no compiler-outlined frame is a context" \
 		[ "$(sql $db "SELECT count(*) FROM contexts WHERE procedure LIKE '.omp_outlined%'
 			OR procedure LIKE '.omp_task_entry%' OR procedure GLOB '*._omp_fn.[0-9]*'")" = 0 ]

@@ -15,7 +15,7 @@ have sqlite3 || skip_all "the sqlite3 program is not installed"
 profile_e m CPUTIME@f4000 "$PROGRAMS/leaves" 50 1750000 > leaves.out
 prof m
 check "prof: leaves: the database was written" [ -s m.db ]
-check "prof: schema version is 10" [ "$(sql m.db 'PRAGMA user_version')" = 10 ]
+check "prof: schema version is 11" [ "$(sql m.db 'PRAGMA user_version')" = 11 ]
 total=$(sql m.db "select total from metrics where event='cputime' and metric='work'")
 note "total CPU time $total s"
 leaves=$(sql m.db "select sum(inclusive) from procedure_metrics
