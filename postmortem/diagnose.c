@@ -8,6 +8,7 @@
 #define _GNU_SOURCE
 #include "database.h"
 #include "diagnose.h"
+#include "fold.h"
 #include "merge.h"
 #include "overhead.h"
 #include "tools.h"
@@ -71,10 +72,12 @@ static const char *const scope_name[] = { "inclusive", "runtime" };
  * to its payer, the nearest program frame above it. */
 struct shape {
 	uint8_t *runtime;	/* node is runtime code (frames, and all inside them) */
-	uint32_t *payer;	/* nearest program frame (CTX_FRAME) at or above; CTX_NONE */
+	uint32_t *payer;	/* nearest program frame (or inlined frame) at or above;
+				 * CTX_NONE */
 	uint32_t *entry;	/* runtime code: the outermost runtime frame of its run,
 				 * the call the program made */
 	uint8_t *recursive;	/* program frame: its procedure recurs below it */
+	uint8_t *internal;	/* a library's internals (internal_code): not named */
 	uint32_t *first, *next;	/* children */
 };
 
@@ -116,11 +119,49 @@ uint8_t *diagnose_runtime_code(const struct ctree *t)
 	return runtime;
 }
 
+/* Per module string id: 1 for a program's executable (ctree.executable). */
+static uint8_t *executables(const struct ctree *t)
+{
+	size_t nstr = strtab_count(t->str);
+	uint8_t *exe = xcalloc(nstr + 1, 1);
+	int8_t *seen = xcalloc(nstr + 1, 1);
+	for (uint32_t i = 0; i < t->n; i++) {
+		uint32_t m = t->node[i].module;
+		if (!m || m >= nstr || seen[m])
+			continue;
+		seen[m] = 1;
+		const char *path = strtab_get(t->str, m);
+		for (size_t k = 0; path && k < t->nexecutable; k++)
+			exe[m] |= strcmp(path, t->executable[k]) == 0;
+	}
+	free(seen);
+	return exe;
+}
+
+/* Whether frame NODE (program code, below program frame ABOVE, or
+ * CTX_NONE) is internal code of a library that the program can only
+ * call: code without a name (an address, "ENTRY (internal)"), or code of
+ * a library other than the executable without debug information (a
+ * system library: liblzma, zlib), called from a frame of its own module.
+ * Its problems are those of the library's entry point, the program's
+ * call into it, where the diagnoses name them. */
+static int internal_code(const struct ctree *t, uint32_t node, uint32_t above, const uint8_t *exe)
+{
+	const struct ctx_node *n = &t->node[node];
+	if (above == CTX_NONE || t->node[above].module != n->module || !n->module)
+		return 0;
+	return fold_unnamed(t, n->procedure) || (!n->file && !exe[n->module]);
+}
+
 static void shape_make(struct shape *s, const struct ctree *t)
 {
 	size_t n = t->n;
 	s->runtime = diagnose_runtime_code(t);
 	s->recursive = xcalloc(n + 1, 1);
+	s->internal = xcalloc(n + 1, 1);
+	uint8_t *exe = executables(t);
+	/* The nearest frame above each node, program code or not. */
+	uint32_t *frame_above = xmalloc((n + 1) * sizeof *frame_above);
 	s->payer = xmalloc((n + 1) * sizeof *s->payer);
 	s->entry = xmalloc((n + 1) * sizeof *s->entry);
 	s->first = xmalloc((n + 1) * sizeof *s->first);
@@ -138,8 +179,15 @@ static void shape_make(struct shape *s, const struct ctree *t)
 		int inherited = up != CTX_NONE && s->runtime[up];
 		s->payer[i] = up == CTX_NONE ? CTX_NONE : s->payer[up];
 		s->entry[i] = s->runtime[i] ? (inherited ? s->entry[up] : i) : CTX_NONE;
-		if (nd->kind != CTX_FRAME || s->runtime[i])
+		frame_above[i] = up == CTX_NONE ? CTX_NONE
+			: t->node[up].kind == CTX_FRAME || t->node[up].kind == CTX_INLINED
+			? up : frame_above[up];
+		if ((nd->kind != CTX_FRAME && nd->kind != CTX_INLINED) || s->runtime[i])
 			continue;
+		if (internal_code(t, i, frame_above[i], exe)) {
+			s->internal[i] = 1;	/* the entry point above pays */
+			continue;
+		}
 		s->payer[i] = i;
 		/* The nearest program frame above of the same procedure. */
 		for (uint32_t a = up == CTX_NONE ? CTX_NONE : s->payer[up]; a != CTX_NONE;
@@ -149,22 +197,28 @@ static void shape_make(struct shape *s, const struct ctree *t)
 				break;
 			}
 	}
+	free(frame_above);
+	free(exe);
 }
 
 static void shape_free(struct shape *s)
 {
 	free(s->runtime);
 	free(s->recursive);
+	free(s->internal);
 	free(s->payer);
 	free(s->entry);
 	free(s->first);
 	free(s->next);
 }
 
-/* Whether NODE is a frame that a diagnosis may name. */
+/* Whether NODE is a frame that a diagnosis may name: the program's, and
+ * inlined ones too (a serial phase inlined into main is where to look,
+ * not main). */
 static int program_frame(const struct ctree *t, const struct shape *s, uint32_t node)
 {
-	return t->node[node].kind == CTX_FRAME && !s->runtime[node];
+	return (t->node[node].kind == CTX_FRAME || t->node[node].kind == CTX_INLINED) &&
+	       !s->runtime[node] && !s->internal[node];
 }
 
 /* ---- judging ------------------------------------------------------------ */
@@ -177,7 +231,8 @@ struct part {
 	 * about where parallelism is lacking. */
 	double idle;
 	double ovh;
-	double serial;		/* idleness:serial and :barrier: others waited for it */
+	double serial;		/* idleness:serial: no parallel work while it ran */
+	double barrier;		/* idleness:barrier: others waited at a barrier for it */
 	double lock;		/* idleness:lock: others waited for a lock */
 	double gil;		/* idleness:gil: others waited for CPython's GIL */
 };
@@ -186,6 +241,7 @@ struct candidate {
 	struct part incl;	/* the frame and everything below it */
 	struct part calls;	/* the runtime code it calls: program frames only */
 	uint8_t incl_diag, calls_diag;	/* enum diagnosis of each part */
+	uint8_t calls_secondary;	/* a thread other than a first one ran those calls */
 	uint8_t diag, scope;	/* the row's: DIAG_NONE for no row; enum scope */
 	uint32_t rank;		/* place in the list, 0 for none */
 };
@@ -222,12 +278,13 @@ static uint8_t judge(const struct part *p, double total, const struct diag_thres
 		return DIAG_CONTENTION;
 	if (p->gil > 0.5 * p->idle)
 		return DIAG_GIL;
-	/* Outside every parallel construct: only first threads ran it, and
-	 * its idleness is mostly workers with no parallel work at all, or
-	 * waiting for it to get somewhere (an OpenMP single, the serial step
-	 * before a pthreads program's "go" signal). */
-	return first_threads_only && p->serial > 0.5 * p->idle ? DIAG_SERIAL
-							       : DIAG_MORE_PARALLELISM;
+	/* The cause that dominates: workers with no parallel work at all
+	 * (serial code ran), or, for code only first threads ran, also
+	 * workers waiting for it to get somewhere (an OpenMP single, the
+	 * serial step before a pthreads program's "go" signal); else load
+	 * imbalance or too few tasks. */
+	double serial = first_threads_only ? p->serial + p->barrier : p->serial;
+	return serial > 0.5 * p->idle ? DIAG_SERIAL : DIAG_MORE_PARALLELISM;
 }
 
 static void get_part(const struct ctree *t, uint32_t node, const struct ev_metrics *m, int excl,
@@ -240,7 +297,7 @@ static void get_part(const struct ctree *t, uint32_t node, const struct ev_metri
 		const struct ctx_stat *st = id[k] == CTX_NONE ? NULL : ctree_stat(t, node, id[k]);
 		v[k] = !st ? 0 : excl ? st->excl : st->incl;
 	}
-	*p = (struct part){ v[0], v[1] - v[6], v[2], v[3] + v[4], v[5], v[7] };
+	*p = (struct part){ v[0], v[1] - v[6], v[2], v[3], v[4], v[5], v[7] };
 }
 
 /* Fills C (t->n) for one event: each program frame's parts and their
@@ -268,13 +325,14 @@ static void judge_all(const struct ctree *t, const struct shape *s, const struct
 		to->idle += x.idle;
 		to->ovh += x.ovh;
 		to->serial += x.serial;
+		to->barrier += x.barrier;
 		to->lock += x.lock;
 		to->gil += x.gil;
+		c[s->payer[i]].calls_secondary |= (uint8_t)ctree_secondary(t, i);
 	}
 	for (uint32_t i = 0; i < t->n; i++) {
-		int first_only = !ctree_secondary(t, i);
-		c[i].incl_diag = judge(&c[i].incl, total, th, first_only);
-		c[i].calls_diag = judge(&c[i].calls, total, th, first_only);
+		c[i].incl_diag = judge(&c[i].incl, total, th, !ctree_secondary(t, i));
+		c[i].calls_diag = judge(&c[i].calls, total, th, !c[i].calls_secondary);
 		c[i].diag = c[i].incl_diag ? c[i].incl_diag : c[i].calls_diag;
 		c[i].scope = c[i].incl_diag ? SCOPE_INCLUSIVE : SCOPE_RUNTIME;
 	}

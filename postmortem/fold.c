@@ -114,6 +114,11 @@ int fold_procedure(struct ctree *t, uint32_t id)
 	return (*f & FOLD_KIND_MASK) >> FOLD_KIND_SHIFT;
 }
 
+int fold_unnamed(const struct ctree *t, uint32_t id)
+{
+	return id < t->capfold && (t->fold[id] & FOLD_UNNAMED);
+}
+
 void fold_mark_address(struct ctree *t, uint32_t id)
 {
 	*flags_of(t, id) |= FOLD_UNNAMED;

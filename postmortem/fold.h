@@ -20,6 +20,9 @@ int fold_frame(const char *procedure);
 
 /* How frames of procedure ID (a string id of T) fold; remembered. */
 int fold_procedure(struct ctree *t, uint32_t id);
+/* Whether procedure ID names code without a name of its own: an address
+ * ("module+0xoffset") or internals named after their entry point. */
+int fold_unnamed(const struct ctree *t, uint32_t id);
 /* Procedure ID (a string id of T) is a "module+0xoffset" name: code
  * without a symbol. */
 void fold_mark_address(struct ctree *t, uint32_t id);

@@ -187,6 +187,22 @@ struct ctree *ctree_new(const struct experiment *e, const struct ovh_rules *rule
 		}
 	}
 	cap = 0;
+	for (size_t i = 0; i < e->nproc; i++) {
+		const struct mfile_process *p = e->proc[i]->p;
+		for (uint32_t k = 0; k < p->nmodules; k++) {
+			if (!(p->modules[k].flags & MFILE_MOD_MAIN) || !p->modules[k].path)
+				continue;
+			size_t j = 0;
+			while (j < t->nexecutable && strcmp(t->executable[j], p->modules[k].path))
+				j++;
+			if (j == t->nexecutable) {
+				grow_array(&t->executable, &cap, t->nexecutable + 1,
+					   sizeof *t->executable);
+				t->executable[t->nexecutable++] = xstrdup(p->modules[k].path);
+			}
+		}
+	}
+	cap = 0;
 	for (size_t i = 0; i < e->nthread; i++) {
 		const struct mfile_thread *th = e->thread[i]->t;
 		const struct mfile_process *p = e->thread[i]->proc->p;
@@ -248,6 +264,9 @@ void ctree_free(struct ctree *t)
 	if (!t)
 		return;
 	free(t->fold);
+	for (size_t i = 0; i < t->nexecutable; i++)
+		free(t->executable[i]);
+	free(t->executable);
 	logical_names_free(t);
 	for (size_t i = 0; i < t->nevent; i++) {
 		free(t->event[i].name);

@@ -118,6 +118,10 @@ struct ctree {
 	 * database's views compute from its work, idleness and overhead
 	 * (ctree_derived_matches), so that they need not be stored. */
 	int thread_derivable;
+	/* The paths of the programs' executables (MFILE_MOD_MAIN), for the
+	 * diagnoses: the program's own code, whatever its debug information. */
+	char **executable;
+	size_t nexecutable;
 	/* Names of logical frames (logical.c): open-addressed, and the
 	 * widths of their keys' line bits, as a bit set. */
 	struct logical_name *lname;

@@ -4,16 +4,34 @@
 #include "report.h"
 #include "tools.h"
 
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+/* Frame F's label in a path: its name, with LINES the line of the call
+ * site it called the next frame, CALLEE, from ("main:231"). */
+static const char *frame_label(const struct report *r, uint32_t f, uint32_t callee, int lines,
+			       char *buf, size_t size)
+{
+	const struct dbr_ctx *c = r->tree->c;
+	uint32_t site = callee == UINT32_MAX ? UINT32_MAX : c[callee].parent;
+	if (!lines || site == UINT32_MAX || c[site].kind != KIND_CALLSITE[0] || c[site].line <= 0)
+		return ctx_name(&c[f]);
+	snprintf(buf, size, "%s:%d", ctx_name(&c[f]), c[site].line);
+	return buf;
+}
+
 /* The frames from the program's main (or the outermost one) to context
- * I, as "main > a > b", in at most WIDTH characters: when the whole path
- * is longer, the first frame and as many of the last as fit. */
-static void frame_path(const struct report *r, uint32_t i, char *buf, size_t size, size_t width)
+ * I, as "main > a > b" (with LINES, each frame's call line:
+ * "main:231 > a:14 > b"), in at most WIDTH characters: when the whole
+ * path is longer, the first frame and as many of the last as fit. */
+static void frame_path(const struct report *r, uint32_t i, int lines, char *buf, size_t size,
+		       size_t width)
 {
 	const struct dbr_ctx *c = r->tree->c;
 	uint32_t f[64];
+	char label[64][300];
 	size_t n = 0;
 	for (int64_t k = (int64_t)i + 1; k && n < 64; k = dbr_caller(r->db, k)) {
 		if (!dbr_is_frame(c[k - 1].kind))
@@ -22,10 +40,15 @@ static void frame_path(const struct report *r, uint32_t i, char *buf, size_t siz
 		if (c[k - 1].procedure && strcmp(c[k - 1].procedure, "main") == 0)
 			break;
 	}
+	/* f[0] is I; each frame's callee is the one before it. */
+	const char *name[64];
+	for (size_t k = 0; k < n; k++)
+		name[k] = frame_label(r, f[k], k ? f[k - 1] : UINT32_MAX, lines, label[k],
+				      sizeof label[k]);
 	/* The last frames that fit beside the first and "... > ". */
-	size_t keep = 0, len = n ? strlen(ctx_name(&c[f[n - 1]])) : 0;
+	size_t keep = 0, len = n ? strlen(name[n - 1]) : 0;
 	while (keep + 1 < n) {
-		size_t more = strlen(ctx_name(&c[f[keep]])) + 3;
+		size_t more = strlen(name[keep]) + 3;
 		size_t elided = keep + 2 < n ? 6 : 0;
 		if (len + more + elided > width)
 			break;
@@ -35,11 +58,11 @@ static void frame_path(const struct report *r, uint32_t i, char *buf, size_t siz
 	size_t used = 0;
 	buf[0] = 0;
 	if (n)
-		used += (size_t)snprintf(buf, size, "%s", ctx_name(&c[f[n - 1]]));
+		used += (size_t)snprintf(buf, size, "%s", name[n - 1]);
 	if (keep + 1 < n)
 		used += (size_t)snprintf(buf + used, size - used, " > ...");
 	for (size_t k = keep; k-- > 0 && used < size;)
-		used += (size_t)snprintf(buf + used, size - used, " > %s", ctx_name(&c[f[k]]));
+		used += (size_t)snprintf(buf + used, size - used, " > %s", name[k]);
 }
 
 /* One diagnosis as a CSV row (the header is in report_diagnoses). */
@@ -120,19 +143,36 @@ int report_diagnoses(const struct report *r)
 		       "runtime_percent,runtime\n");
 	else
 		put_preamble(r);
+	/* Paths alike but for where the calls are (a warm-up and a timed
+	 * run of the same code) are told apart by their call lines. */
+	char (*path)[512] = xcalloc(n + 1, sizeof *path);
+	size_t width = r->csv ? 400 : 94;
+	for (size_t k = 0; k < n; k++)
+		if (d[k].context_id >= 1 && (size_t)d[k].context_id <= r->tree->n)
+			frame_path(r, (uint32_t)(d[k].context_id - 1), 0, path[k], sizeof path[k], width);
+	uint8_t *alike = xcalloc(n + 1, 1);
+	for (size_t k = 0; k < n; k++)
+		for (size_t j = k + 1; j < n; j++)
+			if (path[k][0] && strcmp(path[j], path[k]) == 0 &&
+			    d[j].context_id != d[k].context_id)
+				alike[k] = alike[j] = 1;
+	for (size_t k = 0; k < n; k++)
+		if (alike[k])
+			frame_path(r, (uint32_t)(d[k].context_id - 1), 1, path[k], sizeof path[k],
+				   width);
+	free(alike);
 	size_t rows = 0;
 	for (size_t k = 0; k < n; k++) {
 		if (d[k].context_id < 1 || (size_t)d[k].context_id > r->tree->n)
 			continue;
 		uint32_t i = (uint32_t)(d[k].context_id - 1);
-		char path[512];
-		frame_path(r, i, path, sizeof path, r->csv ? 400 : 94);
 		rows++;
 		if (r->csv)
-			put_csv_row(&d[k], &r->tree->c[i], path);
+			put_csv_row(&d[k], &r->tree->c[i], path[k]);
 		else
-			put_text(r, &d[k], &r->tree->c[i], path);
+			put_text(r, &d[k], &r->tree->c[i], path[k]);
 	}
+	free(path);
 	dbr_diagnoses_free(d, n);
 	if (!rows && !r->csv)
 		printf("Nothing to diagnose: no context has that much idleness or overhead.\n");

@@ -1,13 +1,15 @@
-/* diff.c - `culprit diff A B`: two databases, context by context.
+/* diff.c - `culprit diff A B`: two databases, frame by frame.
  *
- * Contexts are matched by their logical path, not their ids (each prof
- * numbers its own): B's root is A's, and a context of B is the child of
- * its parent's match with the same kind, procedure, module, file and
- * line.  Parents come before children in both trees, so one pass in B's
- * order matches everything.  What only one side has is compared with 0. */
+ * Frames are matched by their calling path with recursion folded, or by
+ * procedure (diff_keys.h), not by their ids (each prof numbers its own).
+ * What only one side has is compared with 0.  Each change is weighed
+ * against the sampling noise of the two runs: a frame's value is a sum
+ * of samples, so two runs of the same program differ by about
+ * sqrt(samples) of them even when nothing changed. */
 #define _GNU_SOURCE
 #include "commands.h"
 #include "dbread.h"
+#include "diff_keys.h"
 #include "report.h"
 #include "tools.h"
 
@@ -21,24 +23,31 @@
 static const char diff_usage[] =
 	"usage: culprit diff [options] A.db[:LABEL] B.db[:LABEL]\n"
 	"\n"
-	"Compares two databases (made by `culprit prof`) context by context, matched\n"
-	"by their calling path from the program root, and lists the frames whose\n"
-	"value changed most, B minus A.  DB:LABEL is one experiment of a database\n"
-	"of several runs (culprit scale's s.db:t1, s.db:t8).\n"
+	"Compares two databases (made by `culprit prof`) frame by frame, matched\n"
+	"by their calling path from the program root (a recursion folded into its\n"
+	"outermost frame), and lists the frames whose value changed most, B minus\n"
+	"A, each against the sampling noise.  DB:LABEL is one experiment of a\n"
+	"database of several runs (culprit scale's s.db:t1, s.db:t8).\n"
 	"\n"
 	"  --event=E          the event compared (default: A's first, e.g. cputime)\n"
 	"  --metric=M         the metric compared (default: work; also idleness,\n"
 	"                     overhead, useful_work, effort, samples, ...)\n"
 	"  --inclusive        compare inclusive values (default: a frame's own, exclusive)\n"
+	"  --by=K             path (default): frames by calling path; procedure: by\n"
+	"                     procedure, wherever it was called\n"
 	"  --limit=N          list N frames (default 20; 0: all that changed)\n"
 	"  --format=F         text (default) or csv\n"
 	"  -h, --help         show this help\n";
 
 struct options {
 	const char *event, *metric, *a, *b;
-	int inclusive, csv;
+	int inclusive, csv, by_procedure;
 	long limit;
 };
+
+/* A change beyond this many standard deviations of the sampling noise is
+ * a change; below, the runs' noise may explain it. */
+#define NOISE_SIGMAS 3.0
 
 /* One side: its database (or one of its experiments), tree and values. */
 struct side {
@@ -49,12 +58,16 @@ struct side {
 	const struct dbr_tree *tree;
 	struct dbr_choice ch;
 	double *incl, *excl;
+	double *samples_incl, *samples_excl;	/* the samples behind them */
+	struct diff_keys keys;
 };
 
-/* A frame of either side, and its values in both. */
+/* A frame (a key) of either side, and its values in both. */
 struct change {
-	int64_t a, b;		/* context ids, 0 where the side lacks it */
+	int64_t a, b;		/* a context of the key on each side, 0 where it lacks it */
+	uint32_t ka, kb;	/* the keys, DIFF_NONE where the side lacks it */
 	double va, vb;
+	double noise;		/* the standard deviation of B - A from sampling; 0: none */
 };
 
 static int parse_options(int argc, char **argv, struct options *o)
@@ -65,6 +78,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{ "inclusive", no_argument, NULL, 'i' },
 		{ "limit", required_argument, NULL, 'l' },
 		{ "format", required_argument, NULL, 'f' },
+		{ "by", required_argument, NULL, 'b' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -88,6 +102,11 @@ static int parse_options(int argc, char **argv, struct options *o)
 			if (strcmp(optarg, "csv") != 0 && strcmp(optarg, "text") != 0)
 				return msg_usage("diff", "--format is text or csv, not '%s'", optarg);
 			o->csv = strcmp(optarg, "csv") == 0;
+			break;
+		case 'b':
+			if (strcmp(optarg, "path") != 0 && strcmp(optarg, "procedure") != 0)
+				return msg_usage("diff", "--by is path or procedure, not '%s'", optarg);
+			o->by_procedure = strcmp(optarg, "procedure") == 0;
 			break;
 		case 'h': fputs(diff_usage, stdout); return -1;
 		default: fputs(diff_usage, stderr); return EXIT_USAGE;
@@ -114,8 +133,8 @@ static void split_path(struct side *s, const char *path)
 	}
 }
 
-/* Reads experiment S->label's values of the chosen metric, and its totals
- * in place of the database's. */
+/* Reads experiment S->label's values of the chosen metric and its
+ * samples, and its totals in place of the database's. */
 static int read_experiment(struct side *s)
 {
 	struct dbr_experiment *x;
@@ -130,14 +149,15 @@ static int read_experiment(struct side *s)
 		dbr_experiments_free(x, nx);
 		return -1;
 	}
-	const char *metrics[2] = { s->ch.metric, MET_EFFORT };
+	const char *metrics[3] = { s->ch.metric, MET_EFFORT, MET_SAMPLES };
 	size_t nc = s->tree->n;
-	double *in = xcalloc(2 * nc + 1, sizeof *in), *ex = xcalloc(2 * nc + 1, sizeof *ex);
-	int rc = dbr_experiment_values(s->db, x[i].id, nx, s->ch.event, metrics,
-				       strcmp(s->ch.metric, MET_SAMPLES) == 0 ? 1 : 2, in, ex);
+	double *in = xcalloc(3 * nc + 1, sizeof *in), *ex = xcalloc(3 * nc + 1, sizeof *ex);
+	int rc = dbr_experiment_values(s->db, x[i].id, nx, s->ch.event, metrics, 3, in, ex);
 	if (rc == 0) {
 		memcpy(s->incl, in, nc * sizeof *in);
 		memcpy(s->excl, ex, nc * sizeof *ex);
+		memcpy(s->samples_incl, in + 2 * nc, nc * sizeof *in);
+		memcpy(s->samples_excl, ex + 2 * nc, nc * sizeof *ex);
 		s->ch.total = in[0];
 		if (strcmp(s->ch.metric, MET_SAMPLES) == 0)
 			s->ch.base = in[0];
@@ -150,20 +170,22 @@ static int read_experiment(struct side *s)
 	return rc < 0 ? msg_error("%s", dbr_error(s->db)) : 0;
 }
 
-/* A frame's own value also holds the samples of a body folded under one
- * of its call sites (an outlined OpenMP region's statements hang from
- * the call site that opened it, not from a frame of their own). */
-static void fold_bodies(struct side *s)
+/* Before schema 11, a frame's own value did not hold the samples of a
+ * body folded under one of its call sites (an outlined OpenMP region's
+ * statements hang from the call site that opened it): added here. */
+static void fold_bodies(const struct side *s, double *excl)
 {
 	for (uint32_t i = 0; i < s->tree->n; i++) {
-		uint32_t f = s->excl[i] != 0 ? dbr_own_frame(s->tree, i) : UINT32_MAX;
+		uint32_t f = excl[i] != 0 ? dbr_own_frame(s->tree, i) : UINT32_MAX;
 		if (f != UINT32_MAX && f != i)
-			s->excl[f] += s->excl[i];
+			excl[f] += excl[i];
 	}
 }
 
-/* Opens side S and reads its tree and the chosen metric. */
-static int open_side(struct side *s, const char *path, const char *event, const char *metric)
+/* Opens side S and reads its tree, the chosen metric and its samples,
+ * and makes its keys. */
+static int open_side(struct side *s, const char *path, const char *event, const char *metric,
+		     int by_procedure)
 {
 	char err[512];
 	split_path(s, path);
@@ -172,81 +194,96 @@ static int open_side(struct side *s, const char *path, const char *event, const 
 		return msg_error("%s", err);
 	if (dbr_choose(s->db, event, metric, &s->ch) < 0 || !(s->tree = dbr_tree(s->db)))
 		return msg_error("%s", dbr_error(s->db));
-	s->incl = xcalloc(s->tree->n + 1, sizeof *s->incl);
-	s->excl = xcalloc(s->tree->n + 1, sizeof *s->excl);
-	if (s->label ? read_experiment(s) < 0
-		     : dbr_tree_values(s->db, s->ch.event, s->ch.metric, s->incl, s->excl) < 0)
-		return s->label ? -1 : msg_error("%s", dbr_error(s->db));
-	fold_bodies(s);
+	size_t nc = s->tree->n + 1;
+	s->incl = xcalloc(nc, sizeof *s->incl);
+	s->excl = xcalloc(nc, sizeof *s->excl);
+	s->samples_incl = xcalloc(nc, sizeof *s->samples_incl);
+	s->samples_excl = xcalloc(nc, sizeof *s->samples_excl);
+	if (s->label) {
+		if (read_experiment(s) < 0)
+			return -1;
+	} else if (dbr_tree_values(s->db, s->ch.event, s->ch.metric, s->incl, s->excl) < 0 ||
+		   dbr_tree_values(s->db, s->ch.event, MET_SAMPLES, s->samples_incl,
+				   s->samples_excl) < 0) {
+		return msg_error("%s", dbr_error(s->db));
+	}
+	fold_bodies(s, s->excl);
+	fold_bodies(s, s->samples_excl);
+	const uint8_t *recursive = by_procedure ? dbr_recursive(s->db) : NULL;
+	if (by_procedure && !recursive)
+		return msg_error("%s", dbr_error(s->db));
+	diff_keys_build(&s->keys, s->tree, by_procedure, recursive, s->incl, s->excl,
+			s->samples_incl, s->samples_excl);
 	return 0;
 }
 
 static void close_side(struct side *s)
 {
+	diff_keys_free(&s->keys);
 	free(s->file);
 	free(s->label);
 	free(s->incl);
 	free(s->excl);
+	free(s->samples_incl);
+	free(s->samples_excl);
 	dbr_choice_free(&s->ch);
 	dbr_close(s->db);
 }
 
-static int same_context(const struct dbr_ctx *x, const struct dbr_ctx *y)
+/* The standard deviation of the sampling noise of B - A for key values
+ * VA and VB that came from NA and NB samples: each side a sum of about
+ * that many samples of its mean value, so a count's noise, sqrt(n),
+ * times the mean.  A side without samples takes the other's mean. */
+static double sampling_noise(double va, double na, double vb, double nb)
 {
-	return x->kind == y->kind && x->line == y->line && dbr_same_name(x->procedure, y->procedure) &&
-	       dbr_same_name(x->file, y->file) && dbr_same_name(x->module, y->module);
+	double ma = na > 0 ? va / na : 0, mb = nb > 0 ? vb / nb : 0;
+	if (na <= 0)
+		ma = mb;
+	if (nb <= 0)
+		mb = ma;
+	return sqrt(na * ma * ma + nb * mb * mb);
 }
 
-/* For each context of B (by index), its match in A (index + 1), 0 for none. */
-static uint32_t *match_trees(const struct dbr_tree *a, const struct dbr_tree *b)
+/* The change of key K of A (DIFF_NONE: none) and key J of B (or none). */
+static struct change change_of(const struct side *a, uint32_t k, const struct side *b, uint32_t j,
+			       int inclusive)
 {
-	uint32_t *match = xcalloc(b->n + 1, sizeof *match);
-	for (size_t i = 0; i < b->n; i++) {
-		const struct dbr_ctx *c = &b->c[i];
-		if (c->parent == UINT32_MAX) {
-			/* A root: the root of A of the same name. */
-			for (size_t k = 0; k < a->n && !match[i]; k++)
-				if (a->c[k].parent == UINT32_MAX && same_context(&a->c[k], c))
-					match[i] = (uint32_t)k + 1;
-			continue;
-		}
-		uint32_t p = match[c->parent];
-		if (!p)
-			continue;
-		for (uint32_t k = a->c[p - 1].first; k != UINT32_MAX; k = a->c[k].next)
-			if (same_context(&a->c[k], c)) {
-				match[i] = k + 1;
-				break;
-			}
-	}
-	return match;
+	const struct diff_key *x = k == DIFF_NONE ? NULL : &a->keys.key[k];
+	const struct diff_key *y = j == DIFF_NONE ? NULL : &b->keys.key[j];
+	double va = !x ? 0 : inclusive ? x->incl : x->excl;
+	double vb = !y ? 0 : inclusive ? y->incl : y->excl;
+	double na = !x ? 0 : inclusive ? x->samples_incl : x->samples_excl;
+	double nb = !y ? 0 : inclusive ? y->samples_incl : y->samples_excl;
+	return (struct change){ x ? (int64_t)x->context + 1 : 0, y ? (int64_t)y->context + 1 : 0,
+				k, j, va, vb, sampling_noise(va, na, vb, nb) };
 }
 
-/* Every frame of either side with a value on one of them. */
+/* Every key of either side with a value on one of them. */
 static struct change *changes(const struct side *a, const struct side *b, int inclusive,
 			      size_t *count)
 {
-	const double *va = inclusive ? a->incl : a->excl, *vb = inclusive ? b->incl : b->excl;
-	uint32_t *match = match_trees(a->tree, b->tree);
-	uint8_t *matched = xcalloc(a->tree->n + 1, 1);
+	uint32_t *match = diff_keys_match(&a->keys, &b->keys);
+	uint8_t *matched = xcalloc(a->keys.n + 1, 1);
 	struct change *ch = NULL;
 	size_t n = 0, cap = 0;
-	for (size_t i = 0; i < b->tree->n; i++) {
-		if (!dbr_is_frame(b->tree->c[i].kind))
-			continue;
-		uint32_t k = match[i];
-		if (k)
-			matched[k - 1] = 1;
-		if (vb[i] == 0 && (!k || va[k - 1] == 0))
+	for (uint32_t j = 0; j < b->keys.n; j++) {
+		uint32_t k = match[j] ? match[j] - 1 : DIFF_NONE;
+		if (k != DIFF_NONE)
+			matched[k] = 1;
+		struct change c = change_of(a, k, b, j, inclusive);
+		if (c.va == 0 && c.vb == 0)
 			continue;
 		grow_array(&ch, &cap, n + 1, sizeof *ch);
-		ch[n++] = (struct change){ k ? k : 0, (int64_t)i + 1, k ? va[k - 1] : 0, vb[i] };
+		ch[n++] = c;
 	}
-	for (size_t k = 0; k < a->tree->n; k++) {
-		if (matched[k] || !dbr_is_frame(a->tree->c[k].kind) || va[k] == 0)
+	for (uint32_t k = 0; k < a->keys.n; k++) {
+		if (matched[k])
+			continue;
+		struct change c = change_of(a, k, b, DIFF_NONE, inclusive);
+		if (c.va == 0)
 			continue;
 		grow_array(&ch, &cap, n + 1, sizeof *ch);
-		ch[n++] = (struct change){ (int64_t)k + 1, 0, va[k], 0 };
+		ch[n++] = c;
 	}
 	free(matched);
 	free(match);
@@ -263,46 +300,84 @@ static int by_change(const void *x, const void *y)
 	return p->b != q->b ? (p->b < q->b ? -1 : 1) : (p->a < q->a ? -1 : p->a > q->a);
 }
 
-/* The frame's path, from the side that has it (malloc'd). */
-static char *path_of(const struct side *a, const struct side *b, const struct change *c)
+static int beyond_noise(const struct change *c)
 {
-	char *p = c->b ? dbr_path(b->db, c->b) : dbr_path(a->db, c->a);
-	return p ? p : xstrdup("?");
+	return fabs(c->vb - c->va) > NOISE_SIGMAS * c->noise;
+}
+
+/* The change's path, from the side that has it (malloc'd); with LINES,
+ * each frame's call line too. */
+static char *path_of(const struct side *a, const struct side *b, const struct change *c,
+		     int by_procedure, int lines)
+{
+	return c->kb != DIFF_NONE ? diff_key_path(&b->keys, c->kb, by_procedure, lines)
+				  : diff_key_path(&a->keys, c->ka, by_procedure, lines);
+}
+
+/* The paths of the first N changes: alike but for their call lines (a
+ * warm-up and a timed run of the same code) they are told apart by them. */
+static char **paths_of(const struct side *a, const struct side *b, const struct change *ch,
+		       size_t n, int by_procedure)
+{
+	char **path = xcalloc(n + 1, sizeof *path);
+	uint8_t *alike = xcalloc(n + 1, 1);
+	for (size_t i = 0; i < n; i++)
+		path[i] = path_of(a, b, &ch[i], by_procedure, 0);
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = i + 1; j < n; j++)
+			if (strcmp(path[i], path[j]) == 0)
+				alike[i] = alike[j] = 1;
+	for (size_t i = 0; i < n; i++)
+		if (alike[i]) {
+			free(path[i]);
+			path[i] = path_of(a, b, &ch[i], by_procedure, 1);
+		}
+	free(alike);
+	return path;
 }
 
 static void print(const struct options *o, const struct side *a, const struct side *b,
 		  const struct change *ch, size_t n)
 {
-	size_t shown = o->limit && (size_t)o->limit < n ? (size_t)o->limit : n;
+	size_t shown = o->limit && (size_t)o->limit < n ? (size_t)o->limit : n, beyond = 0;
+	for (size_t i = 0; i < n; i++)
+		beyond += beyond_noise(&ch[i]);
+	const char *what = o->by_procedure ? "procedures" : "frames";
 	if (o->csv) {
-		printf("context_a,context_b,a,b,delta,path\n");
+		printf("context_a,context_b,a,b,delta,noise,path\n");
 	} else {
 		printf("culprit diff: %s -> %s\n", a->path, b->path);
 		printf("%s %s%s in %s: total %.6g -> %.6g (%+.6g)\n", a->ch.event, a->ch.metric,
 		       o->inclusive ? ", inclusive" : ", exclusive", a->ch.unit ? a->ch.unit : "?",
 		       a->ch.total, b->ch.total, b->ch.total - a->ch.total);
-		printf("%zu frames have a value in A or B; the %zu that changed most:\n\n", n,
-		       shown);
-		printf("%11s %11s %11s %7s  %s\n", "A", "B", "B - A", "% of A", "frame");
+		printf("%zu %s have a value in A or B, %zu of them changed beyond the sampling "
+		       "noise\n(%g sigma); the %zu that changed most:\n\n", n, what, beyond,
+		       NOISE_SIGMAS, shown);
+		printf("%11s %11s %11s %7s %6s  %s\n", "A", "B", "B - A", "% of A", "sigma",
+		       o->by_procedure ? "procedure" : "frame");
 	}
+	char **path = paths_of(a, b, ch, shown, o->by_procedure);
 	for (size_t i = 0; i < shown; i++) {
 		const struct change *c = &ch[i];
-		char *path = path_of(a, b, c);
 		if (o->csv) {
-			printf("%lld,%lld,%.9g,%.9g,%.9g,", (long long)c->a, (long long)c->b, c->va,
-			       c->vb, c->vb - c->va);
-			put_csv(path);
+			printf("%lld,%lld,%.9g,%.9g,%.9g,%.9g,", (long long)c->a, (long long)c->b,
+			       c->va, c->vb, c->vb - c->va, c->noise);
+			put_csv(path[i]);
 			putchar('\n');
 		} else {
-			char share[16] = "";
+			char share[16] = "", sigma[16] = "-";
 			if (a->ch.base > 0)
 				snprintf(share, sizeof share, "%+6.1f", 100 * (c->vb - c->va) / a->ch.base);
-			printf("%11.6g %11.6g %+11.6g %7s  ", c->va, c->vb, c->vb - c->va, share);
-			put_safe(path, 0);
+			if (c->noise > 0)
+				snprintf(sigma, sizeof sigma, "%6.1f", fabs(c->vb - c->va) / c->noise);
+			printf("%11.6g %11.6g %+11.6g %7s %6s  ", c->va, c->vb, c->vb - c->va, share,
+			       sigma);
+			put_safe(path[i], 0);
 			printf("%s\n", !c->a ? "  (only in B)" : !c->b ? "  (only in A)" : "");
 		}
-		free(path);
+		free(path[i]);
 	}
+	free(path);
 }
 
 int cmd_diff(int argc, char **argv)
@@ -313,8 +388,8 @@ int cmd_diff(int argc, char **argv)
 		return status < 0 ? EXIT_OK : status;
 	struct side a = { 0 }, b = { 0 };
 	status = EXIT_FAIL;
-	if (open_side(&a, o.a, o.event, o.metric) == 0 &&
-	    open_side(&b, o.b, a.ch.event, a.ch.metric) == 0) {
+	if (open_side(&a, o.a, o.event, o.metric, o.by_procedure) == 0 &&
+	    open_side(&b, o.b, a.ch.event, a.ch.metric, o.by_procedure) == 0) {
 		size_t n;
 		struct change *ch = changes(&a, &b, o.inclusive, &n);
 		qsort(ch, n, sizeof *ch, by_change);

@@ -174,7 +174,7 @@ def main():
     flat = rows(run(culprit, "report", db, "--view=flat", "--format=csv", "--threshold=0",
                     "--event=" + event))
     s = sum(float(r["exclusive"]) for r in flat)
-    c.say(close(s, work, 1e-9 * len(flat)), "report --view=flat: the exclusive column adds up "
+    c.say(close(s, work, 1e-8 * work + 1e-9 * len(flat)), "report --view=flat: the exclusive column adds up "
           "to the total work", "%.9g of %.9g" % (s, work))
 
     callers = rows(run(culprit, "report", db, "--view=callers", "--format=csv", "--threshold=0",
@@ -182,7 +182,8 @@ def main():
     wrong, proc_incl, got = [], None, 0.0
     for r in callers + [None]:
         if r is None or r["caller_level"] == "0":
-            if proc_incl is not None and not close(got, proc_incl, 1e-9):
+            # CSV values have 9 digits.
+            if proc_incl is not None and not close(got, proc_incl, 1e-8 * proc_incl + 1e-9):
                 wrong.append("%.9g of %.9g" % (got, proc_incl))
             if r is not None:
                 proc_incl, got = float(r["inclusive"]), 0.0
@@ -228,7 +229,7 @@ def main():
     diff = rows(run(culprit, "diff", "--format=csv", "--limit=0", "--event=" + event, db, db))
     sa = sum(float(r["a"]) for r in diff)
     changed = [r for r in diff if float(r["delta"]) != 0]
-    c.say(not changed and close(sa, work, 1e-9 * len(diff)),
+    c.say(not changed and close(sa, work, 1e-8 * work + 1e-9 * len(diff)),
           "diff DB DB: every frame, each unchanged, adding up to the total work",
           "%d changed; %.9g of %.9g" % (len(changed), sa, work))
     return 1 if c.failed else 0

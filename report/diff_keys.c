@@ -1,0 +1,225 @@
+/* diff_keys.c - the keys `culprit diff` compares frames by (diff_keys.h):
+ * made in one pass over a tree, parents first, and matched between two
+ * trees key by key, parents first. */
+#define _GNU_SOURCE
+#include "diff_keys.h"
+#include "dbread.h"
+#include "hash.h"
+#include "tools.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static uint64_t key_hash(uint32_t parent, const char *procedure, const char *module,
+			 const char *file, char kind, int line)
+{
+	return hash_mix((uint64_t)parent << 32 ^ (uint64_t)(uintptr_t)procedure) ^
+	       hash_mix((uint64_t)(uintptr_t)module ^ (uint64_t)(uintptr_t)file << 11) ^
+	       hash_mix((uint64_t)(unsigned)line << 8 ^ (unsigned char)kind);
+}
+
+static int key_is(const struct diff_key *k, uint32_t parent, const struct dbr_ctx *c, char kind,
+		  int line)
+{
+	return k->parent == parent && k->procedure == c->procedure && k->module == c->module &&
+	       k->file == c->file && k->kind == kind && k->line == line;
+}
+
+static void rehash(struct diff_keys *k)
+{
+	size_t mask = 2 * k->mask + 1;
+	uint32_t *slot = xcalloc(mask + 1, sizeof *slot);
+	for (size_t i = 0; i < k->n; i++) {
+		const struct diff_key *x = &k->key[i];
+		size_t h = key_hash(x->parent, x->procedure, x->module, x->file, x->kind, x->line) &
+			   mask;
+		while (slot[h])
+			h = (h + 1) & mask;
+		slot[h] = (uint32_t)i + 1;
+	}
+	free(k->slot);
+	k->slot = slot;
+	k->mask = mask;
+}
+
+/* The key below PARENT for context C (index I) as KIND at LINE, made if
+ * new. */
+static uint32_t key_of(struct diff_keys *k, uint32_t parent, const struct dbr_ctx *c, uint32_t i,
+		       char kind, int line)
+{
+	size_t h = key_hash(parent, c->procedure, c->module, c->file, kind, line) & k->mask;
+	while (k->slot[h]) {
+		if (key_is(&k->key[k->slot[h] - 1], parent, c, kind, line))
+			return k->slot[h] - 1;
+		h = (h + 1) & k->mask;
+	}
+	grow_array(&k->key, &k->cap, k->n + 1, sizeof *k->key);
+	uint32_t id = (uint32_t)k->n++;
+	k->key[id] = (struct diff_key){ parent, DIFF_NONE, DIFF_NONE, DIFF_NONE, c->procedure,
+					c->module, c->file, kind, line, 0, i, 0, 0, 0, 0 };
+	k->slot[h] = id + 1;
+	/* Children in the order made: appended. */
+	if (parent != DIFF_NONE) {
+		struct diff_key *p = &k->key[parent];
+		if (p->last == DIFF_NONE)
+			p->first = id;
+		else
+			k->key[p->last].next = id;
+		p->last = id;
+	}
+	if (2 * k->n > k->mask)
+		rehash(k);
+	return id;
+}
+
+/* A key on the chain from AT up whose procedure is C's (a recursion to
+ * fold into), or DIFF_NONE. */
+static uint32_t on_path(const struct diff_keys *k, uint32_t at, const struct dbr_ctx *c)
+{
+	for (; at != DIFF_NONE; at = k->key[at].parent)
+		if (k->key[at].procedure == c->procedure && k->key[at].module == c->module &&
+		    k->key[at].file == c->file && k->key[at].kind != KIND_ROOT[0])
+			return at;
+	return DIFF_NONE;
+}
+
+void diff_keys_build(struct diff_keys *k, const struct dbr_tree *t, int by_procedure,
+		     const uint8_t *recursive, const double *incl, const double *excl,
+		     const double *samples_incl, const double *samples_excl)
+{
+	const struct dbr_ctx *c = t->c;
+	memset(k, 0, sizeof *k);
+	k->mask = 255;
+	k->slot = xcalloc(k->mask + 1, sizeof *k->slot);
+	/* Per context: its key (frames and roots), and its nearest frame or
+	 * root above. */
+	uint32_t *of = xmalloc((t->n + 1) * sizeof *of);
+	uint32_t *near = xmalloc((t->n + 1) * sizeof *near);
+	for (uint32_t i = 0; i < t->n; i++) {
+		uint32_t p = c[i].parent;
+		near[i] = p == UINT32_MAX ? UINT32_MAX : of[p] != DIFF_NONE ? p : near[p];
+		of[i] = DIFF_NONE;
+		int root = c[i].kind == KIND_ROOT[0];
+		if (!dbr_is_frame(c[i].kind) && !root)
+			continue;
+		int nested;
+		if (by_procedure) {
+			of[i] = key_of(k, DIFF_NONE, &c[i], i, root ? KIND_ROOT[0] : KIND_FRAME[0], 0);
+			nested = recursive && recursive[i];
+		} else {
+			uint32_t above = near[i] == UINT32_MAX ? DIFF_NONE : of[near[i]];
+			uint32_t again = root ? DIFF_NONE : on_path(k, above, &c[i]);
+			nested = again != DIFF_NONE;
+			if (nested) {
+				of[i] = again;
+				k->key[again].recursive = 1;
+			} else {
+				int line = p != UINT32_MAX && c[p].kind == KIND_CALLSITE[0] ? c[p].line : 0;
+				of[i] = key_of(k, above, &c[i], i, c[i].kind, line);
+			}
+		}
+		struct diff_key *x = &k->key[of[i]];
+		x->excl += excl[i];
+		x->samples_excl += samples_excl[i];
+		if (!nested) {
+			x->incl += incl[i];
+			x->samples_incl += samples_incl[i];
+		}
+	}
+	free(near);
+	free(of);
+}
+
+void diff_keys_free(struct diff_keys *k)
+{
+	free(k->key);
+	free(k->slot);
+	memset(k, 0, sizeof *k);
+}
+
+static int same_key(const struct diff_key *x, const struct diff_key *y)
+{
+	return x->kind == y->kind && x->line == y->line &&
+	       dbr_same_name(x->procedure, y->procedure) && dbr_same_name(x->module, y->module) &&
+	       dbr_same_name(x->file, y->file);
+}
+
+/* A hash of a top key's names, by content (the two trees intern apart). */
+static uint64_t top_hash(const struct diff_key *x)
+{
+	uint64_t h = hash_string(hash_string(hash_string((unsigned char)x->kind, x->procedure),
+					     x->module), x->file);
+	return hash_mix(h ^ (uint64_t)(unsigned)x->line);
+}
+
+uint32_t *diff_keys_match(const struct diff_keys *a, const struct diff_keys *b)
+{
+	uint32_t *match = xcalloc(b->n + 1, sizeof *match);
+	/* A's keys with no parent (every key, by procedure), by content. */
+	size_t mask = 63;
+	while (mask < 2 * a->n)
+		mask = 2 * mask + 1;
+	uint32_t *top = xcalloc(mask + 1, sizeof *top);
+	for (uint32_t i = 0; i < a->n; i++) {
+		if (a->key[i].parent != DIFF_NONE)
+			continue;
+		size_t h = top_hash(&a->key[i]) & mask;
+		while (top[h])
+			h = (h + 1) & mask;
+		top[h] = i + 1;
+	}
+	for (uint32_t i = 0; i < b->n; i++) {
+		const struct diff_key *y = &b->key[i];
+		if (y->parent == DIFF_NONE) {
+			size_t h = top_hash(y) & mask;
+			for (; top[h] && !match[i]; h = (h + 1) & mask)
+				if (same_key(&a->key[top[h] - 1], y))
+					match[i] = top[h];
+			continue;
+		}
+		uint32_t p = match[y->parent];
+		if (!p)
+			continue;
+		for (uint32_t k = a->key[p - 1].first; k != DIFF_NONE; k = a->key[k].next)
+			if (same_key(&a->key[k], y)) {
+				match[i] = k + 1;
+				break;
+			}
+	}
+	free(top);
+	return match;
+}
+
+/* Key X's name as shown: "[inlined] [recursive] name". */
+static char *label(const struct diff_key *x)
+{
+	return xasprintf("%s%s%s", x->kind == KIND_INLINED[0] ? "[inlined] " : "",
+			 x->recursive ? "[recursive] " : "", x->procedure ? x->procedure : "?");
+}
+
+char *diff_key_path(const struct diff_keys *k, uint32_t i, int by_procedure, int lines)
+{
+	const struct diff_key *x = &k->key[i];
+	if (by_procedure) {
+		const char *where = x->file ? x->file : x->module;
+		const char *base = where && strrchr(where, '/') ? strrchr(where, '/') + 1 : where;
+		return xasprintf("%s%s%s%s", x->procedure ? x->procedure : "?", base ? " (" : "",
+				 base ? base : "", base ? ")" : "");
+	}
+	char *out = NULL;
+	int below = 0;	/* the line of the call into the key below */
+	for (uint32_t at = i; at != DIFF_NONE; at = k->key[at].parent) {
+		char *name = label(&k->key[at]);
+		char *more;
+		if (lines && below > 0)
+			more = xasprintf("%s:%d%s%s", name, below, out ? " > " : "", out ? out : "");
+		else
+			more = xasprintf("%s%s%s", name, out ? " > " : "", out ? out : "");
+		free(name);
+		free(out);
+		out = more;
+		below = k->key[at].line;
+	}
+	return out ? out : xstrdup("?");
+}
