@@ -119,6 +119,39 @@ uint8_t *diagnose_runtime_code(const struct ctree *t)
 	return runtime;
 }
 
+/* Whether PATH is a header: ".h", ".hpp" and their kin, or no suffix at
+ * all (C++'s standard headers: "vector"). */
+static int header_file(const char *path)
+{
+	static const char *const suffix[] = { ".h", ".hh", ".hpp", ".hxx", ".h++", ".inl",
+					      ".tcc", ".ipp" };
+	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	const char *dot = strrchr(base, '.');
+	if (!dot)
+		return 1;
+	for (size_t k = 0; k < sizeof suffix / sizeof *suffix; k++)
+		if (strcmp(dot, suffix[k]) == 0)
+			return 1;
+	return 0;
+}
+
+/* Whether NODE is a frame that a diagnosis may name: the program's, and
+ * the functions of its source files the compiler inlined (a serial phase
+ * inlined into main is where to look, not main), but not what it inlined
+ * from headers: accessors, templates, helpers used everywhere. */
+static int program_frame(const struct ctree *t, const struct shape *s, uint32_t node)
+{
+	const struct ctx_node *n = &t->node[node];
+	if (n->kind == CTX_INLINED) {
+		const char *file = strtab_get(t->str, n->file);
+		if (!file || header_file(file))
+			return 0;
+	} else if (n->kind != CTX_FRAME) {
+		return 0;
+	}
+	return !s->runtime[node] && !s->internal[node];
+}
+
 /* Per module string id: 1 for a program's executable (ctree.executable). */
 static uint8_t *executables(const struct ctree *t)
 {
@@ -188,6 +221,8 @@ static void shape_make(struct shape *s, const struct ctree *t)
 			s->internal[i] = 1;	/* the entry point above pays */
 			continue;
 		}
+		if (!program_frame(t, s, i))
+			continue;	/* inlined from a header: its caller pays */
 		s->payer[i] = i;
 		/* The nearest program frame above of the same procedure. */
 		for (uint32_t a = up == CTX_NONE ? CTX_NONE : s->payer[up]; a != CTX_NONE;
@@ -210,15 +245,6 @@ static void shape_free(struct shape *s)
 	free(s->entry);
 	free(s->first);
 	free(s->next);
-}
-
-/* Whether NODE is a frame that a diagnosis may name: the program's, and
- * inlined ones too (a serial phase inlined into main is where to look,
- * not main). */
-static int program_frame(const struct ctree *t, const struct shape *s, uint32_t node)
-{
-	return (t->node[node].kind == CTX_FRAME || t->node[node].kind == CTX_INLINED) &&
-	       !s->runtime[node] && !s->internal[node];
 }
 
 /* ---- judging ------------------------------------------------------------ */

@@ -135,6 +135,30 @@ for cc in $compilers; do
 		sh -c "[ \"\$(sqlite3 im-$cc.db \"SELECT DISTINCT diagnosis FROM diagnoses WHERE rank IS NOT NULL\")\" = 'needs more parallelism' ]"
 done
 
+# ---- serial phases: inlined into main, and in a library without debug
+# information (omp_serial.c) --------------------------------------------------
+S="$srcdir/tests/programs/omp_serial.c"
+warmup=$(grep -n 'call:warm-up' "$S" | cut -d: -f1)
+timed=$(grep -n 'call:timed' "$S" | cut -d: -f1)
+for cc in $compilers; do
+	[ -x "$PROGRAMS/omp_serial-$cc" ] || continue
+	profile_e se-$cc CPUTIME@f2000 "$PROGRAMS/omp_serial-$cc" > se-$cc.out
+	check "$cc serial: the program ran" grep -q "omp_serial done" se-$cc.out
+	prof se-$cc
+	listed se-$cc.db > se-$cc.list
+	note "$cc serial: $(tr '\n' ' ' < se-$cc.list)"
+	check "$cc serial: the function inlined into main is diagnosed, twice, as a serial phase" \
+		[ "$(grep -c '|serial phase|setup_inlined|' se-$cc.list)" = 2 ]
+	check "$cc serial: the library's entry point is, not its internal code" \
+		sh -c "grep -q '|serial phase|lib_entry|' se-$cc.list && ! grep -q 'lib_inner' se-$cc.list"
+	check "$cc serial: main is not diagnosed: the frames below it hold its problem" \
+		sh -c "! grep -q '|main|' se-$cc.list"
+	"$CULPRIT" report --diagnose se-$cc.db > se-$cc.txt
+	check "$cc serial: the two paths alike are printed with main's lines ($warmup, $timed)" \
+		sh -c "grep -q '^    main:$warmup > setup_inlined\$' se-$cc.txt &&
+		       grep -q '^    main:$timed > setup_inlined\$' se-$cc.txt"
+done
+
 # The scope and runtime columns, in the CSV.
 "$CULPRIT" report --diagnose --format=csv mixed-${cc}.db > mixed.csv
 check "report --diagnose --format=csv: the scope and the runtime calls are columns" \
