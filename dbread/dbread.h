@@ -321,6 +321,19 @@ int dbr_event_metrics(struct dbr *r, const char *event, char ***out, size_t *cou
  * caller).  With one experiment, its values are the database's. */
 int dbr_experiment_values(struct dbr *r, int64_t x, size_t nexperiments, const char *event,
 			  const char *const *metrics, size_t n, double *incl, double *excl);
+/* A process that did not end by exit or exec: killed by a signal (a
+ * crash), or its end not recorded. */
+struct dbr_process_end {
+	int64_t pid;
+	int mpi_rank;		/* -1: none */
+	char *command;		/* its command line, or its executable */
+	char *reason;		/* processes.end_reason: "signal" or "unknown" */
+	int signal;		/* the signal's number; 0 when not by a signal */
+};
+/* Those processes, by id, into *OUT (N); the caller frees them with
+ * dbr_process_ends_free. */
+int dbr_process_ends(struct dbr *r, struct dbr_process_end **out, size_t *count);
+void dbr_process_ends_free(struct dbr_process_end *p, size_t count);
 /* By context id - 1: 1 where the code is a runtime's or the system's, not
  * the program's (contexts.runtime, schema 10 on; all 0 before).  The
  * caller frees it. */
@@ -378,6 +391,8 @@ struct dbr_rank_spread {
 	int64_t context;
 	char *procedure, *file;
 	int line;
+	char *call_file;	/* the call site it was called from, or NULL */
+	int call_line;
 	double mean, min, max, stddev, imbalance;
 	int slowest;
 };
@@ -464,7 +479,9 @@ int dbr_parallelism(struct dbr *r, const char *event, struct dbr_parallelism **o
 /* Where the wall-clock time went: each sample weighs 1/n_working (its
  * latency), beside its plain value (work); a procedure's samples are those
  * at its frames and below them (inclusive; a recursion counts once), its
- * self latency those at its own code. */
+ * self latency those at its own code.  The program's procedures only:
+ * runtime and system code (contexts.runtime) counts for the program frame
+ * that called it. */
 struct dbr_latency {
 	char *procedure, *module;
 	double latency, work, self;

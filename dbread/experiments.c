@@ -177,3 +177,44 @@ uint8_t *dbr_runtime_code(struct dbr *r)
 	}
 	return rt;
 }
+
+int dbr_process_ends(struct dbr *r, struct dbr_process_end **out, size_t *count)
+{
+	*out = NULL;
+	*count = 0;
+	sqlite3_stmt *s = dbr_prepare(r, "SELECT pid, mpi_rank, coalesce(command, executable), "
+				      "end_reason, end_status FROM " TBL_PROCESSES " WHERE end_reason "
+				      "NOT IN ('exit', '_exit', 'exec') OR end_reason IS NULL ORDER BY id");
+	if (!s)
+		return -1;
+	size_t n = 0, cap = 0;
+	struct dbr_process_end *p = NULL;
+	int step;
+	while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+		grow_array(&p, &cap, n + 1, sizeof *p);
+		char *reason = dbr_text(s, 3);
+		p[n] = (struct dbr_process_end){
+			sqlite3_column_int64(s, 0),
+			sqlite3_column_type(s, 1) == SQLITE_NULL ? -1 : sqlite3_column_int(s, 1),
+			dbr_text(s, 2), reason ? reason : xstrdup("unknown"),
+			reason && strcmp(reason, "signal") == 0 ? sqlite3_column_int(s, 4) : 0 };
+		n++;
+	}
+	sqlite3_finalize(s);
+	if (step != SQLITE_DONE) {
+		dbr_process_ends_free(p, n);
+		return dbr_fail_sql(r);
+	}
+	*out = p;
+	*count = n;
+	return 0;
+}
+
+void dbr_process_ends_free(struct dbr_process_end *p, size_t count)
+{
+	for (size_t i = 0; i < count; i++) {
+		free(p[i].command);
+		free(p[i].reason);
+	}
+	free(p);
+}

@@ -72,6 +72,7 @@ void dbr_rank_spread_free(struct dbr_rank_spread *x, size_t count)
 	for (size_t i = 0; i < count; i++) {
 		free(x[i].procedure);
 		free(x[i].file);
+		free(x[i].call_file);
 	}
 	free(x);
 }
@@ -89,8 +90,11 @@ static const char spread_sql[] =
 	"s AS (SELECT c, sum(w) AS tot, max(w) AS mx, min(w) AS mn, count(*) AS k, "
 	"  sum(w * w) AS sq FROM v GROUP BY c) "
 	"SELECT s.c, x.procedure, x.file, x.line, s.tot, s.mx, s.mn, s.k, s.sq, "
-	"  (SELECT rank FROM v WHERE v.c = s.c ORDER BY w DESC, rank LIMIT 1) "
-	"FROM s JOIN contexts x ON x.id = s.c WHERE x.kind = 'frame' AND s.tot > 0";
+	"  (SELECT rank FROM v WHERE v.c = s.c ORDER BY w DESC, rank LIMIT 1), "
+	"  y.file, y.line "
+	"FROM s JOIN contexts x ON x.id = s.c "
+	"LEFT JOIN contexts y ON y.id = x.parent_id AND y.kind = 'callsite' "
+	"WHERE x.kind = 'frame' AND s.tot > 0";
 
 static int by_imbalance(const void *a, const void *b)
 {
@@ -121,6 +125,8 @@ int dbr_rank_spread(struct dbr *r, const char *event, int ranks, struct dbr_rank
 		x->procedure = dbr_text(s, 1);
 		x->file = dbr_text(s, 2);
 		x->line = sqlite3_column_int(s, 3);
+		x->call_file = dbr_text(s, 10);
+		x->call_line = sqlite3_column_int(s, 11);
 		x->mean = tot / ranks;
 		x->max = sqlite3_column_double(s, 5);
 		/* Ranks that never ran it count as zero. */

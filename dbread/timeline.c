@@ -319,6 +319,13 @@ int dbr_latency(struct dbr *r, const char *event, int limit, struct dbr_latency 
 	if (!s)
 		return -1;
 	sqlite3_bind_int64(s, 1, ev);
+	/* The program's procedures: runtime and system code counts for the
+	 * program frame that called it, as in the diagnoses. */
+	uint8_t *runtime = dbr_runtime_code(r);
+	if (!runtime) {
+		sqlite3_finalize(s);
+		return -1;
+	}
 	struct lat_table t = { 0 };
 	size_t walk = 0;
 	while (sqlite3_step(s) == SQLITE_ROW) {
@@ -330,7 +337,8 @@ int dbr_latency(struct dbr *r, const char *event, int limit, struct dbr_latency 
 		int own = 1;	/* the innermost procedure is the sample's own code */
 		for (uint32_t i = (uint32_t)(id - 1); i != UINT32_MAX; i = tree->c[i].parent) {
 			const struct dbr_ctx *c = &tree->c[i];
-			if ((c->kind != KIND_FRAME[0] && c->kind != KIND_INLINED[0]) || !c->procedure)
+			if ((c->kind != KIND_FRAME[0] && c->kind != KIND_INLINED[0]) || !c->procedure ||
+			    runtime[i])
 				continue;
 			struct lat_entry *e = lat_find(&t, c->procedure, c->module);
 			if (own)
@@ -344,6 +352,7 @@ int dbr_latency(struct dbr *r, const char *event, int limit, struct dbr_latency 
 		}
 	}
 	sqlite3_finalize(s);
+	free(runtime);
 	if (t.n)
 		qsort(t.e, t.n, sizeof *t.e, by_latency);
 	size_t n = t.n < (size_t)limit ? t.n : (size_t)limit;

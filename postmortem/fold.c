@@ -21,6 +21,7 @@
 #define _GNU_SOURCE
 #include "fold.h"
 #include "merge.h"
+#include "overhead.h"
 #include "tools.h"
 
 #include <fnmatch.h>
@@ -104,7 +105,19 @@ static unsigned char *flags_of(struct ctree *t, uint32_t id)
  * said (two bits: enum fold_kind); whether the name stands for code
  * without a symbol (an address, or named after its entry point). */
 enum { FOLD_ASKED = 1, FOLD_KIND_SHIFT = 1, FOLD_KIND_MASK = 6, FOLD_UNNAMED = 8,
-       FOLD_LOGICAL = 16 };
+       FOLD_LOGICAL = 16, FOLD_RUNTIME_ASKED = 32, FOLD_RUNTIME = 64 };
+
+/* Whether MODULE (a string id) is a parallel runtime's (the overhead
+ * rules say so: libomp, libgomp, TBB); remembered. */
+static int runtime_module(struct ctree *t, uint32_t module)
+{
+	unsigned char *f = flags_of(t, module);
+	if (!(*f & FOLD_RUNTIME_ASKED))
+		*f |= FOLD_RUNTIME_ASKED |
+		      (t->rules && ovh_module_kind(t->rules, strtab_get(t->str, module)) ==
+					   OVH_MODULE_RUNTIME ? FOLD_RUNTIME : 0);
+	return (*f & FOLD_RUNTIME) != 0;
+}
 
 int fold_procedure(struct ctree *t, uint32_t id)
 {
@@ -167,9 +180,13 @@ uint32_t fold_internal_name(struct ctree *t, uint32_t c, uint32_t mod,
 	for (; c != CTX_NONE && c != 0; c = t->node[c].parent) {
 		const struct ctx_node *n = &t->node[c];
 		/* Under an interpreter's function: its own code, which has
-		 * no entry point of its own above. */
+		 * no entry point of its own above; and a runtime's code run
+		 * right below the program (its worker threads' start, below
+		 * the context the runtime plugin roots them at), which a
+		 * user knows by the runtime's name alone. */
 		if (n->module != mod)
-			return (*flags_of(t, n->module) & FOLD_LOGICAL) ? module_internal(t, mod) : 0;
+			return (*flags_of(t, n->module) & FOLD_LOGICAL) || runtime_module(t, mod)
+			       ? module_internal(t, mod) : 0;
 		if (n->kind != CTX_FRAME && n->kind != CTX_INLINED)
 			continue;
 		/* Internal already, or itself only an address: the same

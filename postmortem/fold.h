@@ -37,8 +37,10 @@ void fold_note(struct ctree *t, uint32_t c, uint32_t folded);
  * entry point it runs under: "__kmpc_omp_taskwait (internal)" (a library
  * without symbols for its internals, Debian's libomp, would otherwise
  * give one procedure per address).  Right under a logical frame (an
- * interpreter's function, whose module fold_mark_logical marked), after
- * the module: "python3.11 (internal)".  0 when the frame above is of
+ * interpreter's function, whose module fold_mark_logical marked), or
+ * right below the program's code for a parallel runtime's module (its
+ * worker threads' start), after the module: "python3.11 (internal)",
+ * "libomp.so.5 (internal)".  0 when the frame above is of
  * another module.  *INTERNAL_FRAME is that frame when it is itself internal, or
  * an address with no name above it (CTX_NONE otherwise): consecutive
  * unnamed frames are one. */

@@ -377,6 +377,28 @@ static int write_results(sqlite3 *db, const struct prof_options *o, struct prof 
 	return quality_warning(db, warning, size);
 }
 
+/* Says which processes a signal killed: a profile of a crashed program
+ * is the first thing its user should know about it. */
+static void warn_crashes(const struct experiment *e)
+{
+	size_t said = 0, crashed = 0;
+	for (size_t i = 0; i < e->nproc; i++) {
+		const struct mfile_process *p = e->proc[i]->p;
+		if (p->end_reason != MFILE_END_SIGNAL)
+			continue;
+		crashed++;
+		if (said++ == 3)
+			continue;
+		const char *abbrev = sigabbrev_np(p->end_status);
+		msg_warn("process %u (%s) was killed by signal %d (%s%s): its measurement ends "
+			 "where it died", p->pid, p->exe ? p->exe : "?", p->end_status,
+			 abbrev ? "SIG" : "", abbrev ? abbrev : "unknown");
+	}
+	if (crashed > 3)
+		msg_warn("%zu more processes were killed by signals (SELECT pid, end_status FROM "
+			 "processes WHERE end_reason = 'signal')", crashed - 3);
+}
+
 void prof_new_tree(struct prof *p, const struct ctree_columns *more)
 {
 	if (!more)		/* else the types are rank 0's, given */
@@ -424,6 +446,7 @@ int prof_write_database(const struct prof_options *o, struct prof *p, prof_merge
 	}
 	if (warn)
 		msg_warn("%s", warning);
+	warn_crashes(&p->e);
 	return 0;
 }
 

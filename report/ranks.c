@@ -61,7 +61,11 @@ static void put_text(const struct report *r, const struct dbr_rank *k, size_t nk
 		       imbalance > 0 ? wait * x[i].imbalance / imbalance : 0, x[i].mean, x[i].min,
 		       x[i].max, x[i].stddev, x[i].slowest);
 		put_safe(x[i].procedure ? x[i].procedure : "?", 40);
-		if (x[i].file)
+		/* Where it was called: a procedure called from several lines
+		 * (HPCCG's waxpby) is one row per call. */
+		if (x[i].call_file)
+			printf("  <- %s:%d", base_name(x[i].call_file), x[i].call_line);
+		else if (x[i].file)
 			printf(" (%s:%d)", base_name(x[i].file), x[i].line);
 		putchar('\n');
 	}
@@ -71,11 +75,11 @@ static void put_csv_rows(const struct dbr_rank *k, size_t nk, const struct dbr_r
 			 size_t nx, double wait, double imbalance)
 {
 	printf("kind,rank,hosts,processes,threads,work,mpi_wait,other_idle,procedure,file,line,"
-	       "mean,min,max,stddev,slowest,imbalance,waited_for\n");
+	       "mean,min,max,stddev,slowest,imbalance,waited_for,call_file,call_line\n");
 	for (size_t i = 0; i < nk; i++) {
 		printf("rank,%d,", k[i].rank);
 		put_csv(k[i].hosts);
-		printf(",%d,%d,%.9g,%.9g,%.9g,,,,,,,,,,\n", k[i].processes, k[i].threads, k[i].work,
+		printf(",%d,%d,%.9g,%.9g,%.9g,,,,,,,,,,,,\n", k[i].processes, k[i].threads, k[i].work,
 		       k[i].mpi_wait, k[i].waited - k[i].mpi_wait);
 	}
 	for (size_t i = 0; i < nx; i++) {
@@ -83,9 +87,15 @@ static void put_csv_rows(const struct dbr_rank *k, size_t nk, const struct dbr_r
 		put_csv(x[i].procedure);
 		putchar(',');
 		put_csv(x[i].file);
-		printf(",%d,%.9g,%.9g,%.9g,%.9g,%d,%.9g,%.9g\n", x[i].line, x[i].mean, x[i].min,
+		printf(",%d,%.9g,%.9g,%.9g,%.9g,%d,%.9g,%.9g,", x[i].line, x[i].mean, x[i].min,
 		       x[i].max, x[i].stddev, x[i].slowest, x[i].imbalance,
 		       imbalance > 0 ? wait * x[i].imbalance / imbalance : 0);
+		put_csv(x[i].call_file);
+		if (x[i].call_file)
+			printf(",%d", x[i].call_line);
+		else
+			putchar(',');
+		putchar('\n');
 	}
 }
 

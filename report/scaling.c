@@ -419,8 +419,13 @@ static void put_contexts(const struct scaling *s, const struct ranked *rk, size_
 		double base = own(s, 0, s->k_effort, u), now = own(s, last, s->k_effort, u);
 		/* The terms as growth of its own base effort: with a loss
 		 * near zero, shares of it would not mean much. */
-		printf("%5.1f%% %6.1f%% %6.1f%% %6.1f%% ", share(l.total, total), share(l.idle, base),
-		       share(l.ovh, base), share(l.infl, base));
+		/* No share of a loss the run as a whole did not have. */
+		if (total > 0)
+			printf("%5.1f%% ", share(l.total, total));
+		else
+			printf("%6s ", "-");
+		printf("%6.1f%% %6.1f%% %6.1f%% ", share(l.idle, base), share(l.ovh, base),
+		       share(l.infl, base));
 		if (now > 0 && base > 0)
 			printf("%5.0f%%  ", 100 * base / now);
 		else
@@ -432,13 +437,20 @@ static void put_contexts(const struct scaling *s, const struct ranked *rk, size_
 		shown++;
 	}
 	printf("\nwhat dominates, at %s:\n", s->x[last].label);
-	for (size_t i = 0; i < n && i < TOP_SENTENCES && rk[i].loss > total / 100; i++) {
+	if (total <= 0)
+		printf("  the run as a whole lost no effort: %s %s %s than at %s\n",
+		       amount(s->r->ch.unit, fabs(total)), s->r->ch.unit,
+		       total < 0 ? "less" : "no more", s->x[0].label);
+	for (size_t i = 0; i < n && i < TOP_SENTENCES && rk[i].loss > fmax(total, 0) / 100; i++) {
 		size_t u = rk[i].u;
 		struct loss l = loss_of(s, last, own, u);
 		printf("  ");
 		put_safe(ctx_name(&s->r->tree->c[s->unit[u]]), 40);
-		printf(": %s lost (%.0f%% of the run's loss); ", amount(s->r->ch.unit, l.total),
-		       total > 0 ? 100 * l.total / total : 0);
+		if (total > 0)
+			printf(": %s lost (%.0f%% of the run's loss); ", amount(s->r->ch.unit, l.total),
+			       100 * l.total / total);
+		else
+			printf(": %s lost; ", amount(s->r->ch.unit, l.total));
 		put_verdict(s, last, u, &l);
 		putchar('\n');
 	}

@@ -5,6 +5,7 @@
 #include "report.h"
 #include "tools.h"
 
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -251,6 +252,40 @@ static int put_threads(const struct report *r)
 	return 0;
 }
 
+/* The processes that did not end by exit or exec: a crash is the first
+ * thing to know about a profile of one. */
+static int put_ends(const struct report *r)
+{
+	struct dbr_process_end *p;
+	size_t n;
+	if (dbr_process_ends(r->db, &p, &n) < 0)
+		return msg_error("%s", dbr_error(r->db));
+	if (n && !r->csv)
+		printf("\nprocesses that did not end by exit or exec:\n");
+	for (size_t i = 0; i < n; i++) {
+		if (r->csv) {
+			printf(",,process_end,%lld,", (long long)p[i].pid);
+			put_csv(p[i].reason);
+			printf(",%d,\n", p[i].signal);
+			continue;
+		}
+		printf("  pid %lld", (long long)p[i].pid);
+		if (p[i].mpi_rank >= 0)
+			printf(" (rank %d)", p[i].mpi_rank);
+		if (p[i].signal > 0) {
+			const char *abbrev = sigabbrev_np(p[i].signal);
+			printf(": killed by signal %d (%s%s), ", p[i].signal, abbrev ? "SIG" : "",
+			       abbrev ? abbrev : strsignal(p[i].signal));
+		} else {
+			printf(": its end was not recorded (killed by SIGKILL, or still running), ");
+		}
+		put_safe(p[i].command ? p[i].command : "?", 60);
+		putchar('\n');
+	}
+	dbr_process_ends_free(p, n);
+	return 0;
+}
+
 int report_summary(const struct report *r)
 {
 	if (dbr_need(r->db, VIEW_EFFORT_SUMMARY, "the effort metrics") < 0)
@@ -263,7 +298,7 @@ int report_summary(const struct report *r)
 		       amount(r->ch.unit, r->ch.base), r->ch.unit);
 		printf("%-12s %-40s %12s %7s\n", "category", "part", r->ch.unit, "%");
 	}
-	if (put_totals(r) || put_threads(r))
+	if (put_totals(r) || put_threads(r) || put_quality(r))
 		return EXIT_FAIL;
-	return put_quality(r);
+	return put_ends(r);
 }

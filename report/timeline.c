@@ -34,9 +34,10 @@ static int put_latency(const struct report *r)
 	size_t n;
 	if (dbr_latency(r->db, r->ch.event, LATENCY_TOP, &l, &n) < 0)
 		return msg_error("%s", dbr_error(r->db));
-	printf("\nprocedures by latency: their share of the run's wall-clock time, with what they\n"
-	       "called (each sample weighs 1 / the threads working then); parallelism = work /\n"
-	       "latency; self: the latency of their own code\n");
+	printf("\nprocedures by latency: the program's procedures' share of the run's wall-clock\n"
+	       "time, with what they called (each sample weighs 1 / the threads working then;\n"
+	       "runtime and system code counts for the procedure that called it); parallelism =\n"
+	       "work / latency; self: the latency of their own code\n");
 	printf("%10s %10s %11s %10s  %s\n", "latency s", "work s", "parallelism", "self s",
 	       "procedure");
 	for (size_t i = 0; i < n; i++) {

@@ -32,6 +32,18 @@ for c in "return 0 by.exit" "exit 5 by.exit,.status.5" "_exit 6 by._exit,.status
 	done
 done
 
+# A crash is the first thing the profile of one says.
+"$CULPRIT" prof -q m-segv > segv-prof.out 2> segv-prof.err
+check "segv: prof says, in one line, that a signal killed the process" \
+	sh -c "[ \$(wc -l < segv-prof.err) = 1 ] && grep -q 'killed by signal 11 (SIGSEGV)' segv-prof.err"
+"$CULPRIT" report --summary m-segv.db > segv-summary.txt
+check "segv: report --summary names the process and the signal" \
+	grep -Eq '^  pid [0-9]+: killed by signal 11 \(SIGSEGV\), .*exits segv' segv-summary.txt
+"$CULPRIT" prof -q m-exit > exit-prof.out 2> exit-prof.err
+"$CULPRIT" report --summary m-exit.db > exit-summary.txt
+check "exit: neither says anything of how the process ended" \
+	sh -c "! grep -q 'killed' exit-prof.err && ! grep -q 'did not end' exit-summary.txt"
+
 # Two threads crashing together: whichever handler runs second must wait
 # for the first to finish writing, every time (before: 0-byte files, 10
 # runs out of 10).

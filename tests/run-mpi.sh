@@ -61,8 +61,9 @@ note "MPI waiting blamed: most on ${blame%% *}; heavy and all waiting, s: ${blam
 check "by rank: the MPI waiting is blamed most on heavy, over 60% of it" \
 	sh -c "echo '$blame' | awk '{ exit !(\$1 == \"heavy\" && \$2 > 0.6 * \$3) }'"
 "$CULPRIT" report --by-rank m.db > ranks.txt
-check "by rank (text): a row per rank and the frame" \
-	sh -c "grep -Eq '^ +2  ' ranks.txt && grep -q 'heavy (mpi_imbalance.c:' ranks.txt"
+call=$(grep -n '? heavy(' "$S/mpi_imbalance.c" | head -n 1 | cut -d: -f1)
+check "by rank (text): a row per rank, and the frame with the line it was called from ($call)" \
+	sh -c "grep -Eq '^ +2  ' ranks.txt && grep -q 'heavy  <- mpi_imbalance.c:$call\$' ranks.txt"
 "$CULPRIT" report --waits m.db > waits.txt
 check "report --waits: the barrier's line, as MPI waits" \
 	grep -Eq '^mpi +mpi .*main \(mpi_imbalance\.c:[0-9]+\)' waits.txt

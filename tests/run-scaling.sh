@@ -98,7 +98,7 @@ check "diff of experiments: the totals are each experiment's ($got; $t1 $t2)" \
 	sh -c "awk -v a='$got' -v x=$t1 -v y=$t2 'BEGIN { split(a, v, \" \"); exit !(v[1] - x < 1e-5 && x - v[1] < 1e-5 && v[2] - y < 1e-5 && y - v[2] < 1e-5) }'"
 if awk -v w="$want" 'BEGIN { exit !(w > 0.05) }'; then
 	check "diff of experiments: the contended loop changed most (its body folded in)" \
-		sh -c "sed -n 6p d.txt | grep -q '> main > contended_part$'"
+		sh -c "awk 'rows { print; exit } /^ +A +B +B - A/ { rows = 1 }' d.txt | grep -q '> main > contended_part$'"
 fi
 "$CULPRIT" diff s.db:t1 s.db:t9 > d2.out 2> d2.err
 check "diff of an experiment the database lacks: one line naming it, status 1" \
@@ -169,5 +169,16 @@ check "scale of a missing program: culprit run's status, no directory left" \
 check "run --threads=0: a usage error" sh -c "[ $? = 2 ] && [ ! -e y ]"
 "$CULPRIT" report --predict=abc s.db > e7.out 2> e7.err
 check "report --predict=abc: a usage error" sh -c "[ $? = 2 ] && [ \$(wc -l < e7.err) = 1 ]"
+
+# ---- a run that lost no effort overall ----
+# The second run does a quarter of the parallel work: it takes less
+# effort than the first, though its serial part loses.
+OMP_NUM_THREADS=1 "$CULPRIT" run -q -e CPUTIME@f2000 -o g1 "$P" 20 100000 4000000 0 0 > /dev/null
+OMP_NUM_THREADS=2 "$CULPRIT" run -q -e CPUTIME@f2000 -o g2 "$P" 20 300000 1000000 0 0 > /dev/null
+prof -o g.db g1 g2
+"$CULPRIT" report --scaling g.db > g.txt
+check "scaling: a run with less effort than the base says so, and gives no share of a loss it did not have" \
+	sh -c "grep -q 'the run as a whole lost no effort: [0-9.]* seconds less than at t1' g.txt &&
+	       ! grep -q 'of the run.s loss)' g.txt && grep -q 'serial_part: [0-9.]* lost;' g.txt"
 
 done_testing
