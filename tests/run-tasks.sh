@@ -35,10 +35,12 @@ for cc in $compilers; do
 	# each: 15 us in the sanitizer build, 1 to 2 us otherwise).
 	check "$cc: a level's own task is smaller than a small task (its children's time left out)" \
 		below "$1" "$small"
-	# The histogram: the small tasks' fullest bucket holds their mean.
+	# The histogram: the small tasks' fullest bucket is the one their own
+	# clocks fill most (not their mean's: on a busy machine a few
+	# preempted tasks take far longer, on both clocks).
 	bucket=$(sql t-$cc.db "SELECT bucket FROM task_histograms h JOIN (SELECT site FROM task_types ORDER BY size LIMIT 1 OFFSET 1) s ON s.site = h.site WHERE kind = 'size' ORDER BY tasks DESC LIMIT 1")
-	want=$(awk -v us="$small" 'BEGIN { b = 0; ns = us * 1000; while (2 ^ (b + 1) <= ns) b++; print b }')
-	check "$cc: the small tasks' fullest size bucket is their mean's (bucket $bucket, $want), or next to it" \
+	want=$(awk '$1 == "small_bucket" { print $2 }' t-$cc.out)
+	check "$cc: the small tasks' fullest size bucket is the one their own clocks fill most (bucket $bucket, $want), or next to it" \
 		sh -c "[ $bucket -ge $((want - 1)) ] && [ $bucket -le $((want + 1)) ]"
 	check "$cc: every task has a size and a wait in the histograms" \
 		[ "$(sql t-$cc.db "SELECT sum(tasks) FROM task_histograms WHERE kind = 'size'")/$(sql t-$cc.db "SELECT sum(tasks) FROM task_histograms WHERE kind = 'wait'")" = 900/900 ]

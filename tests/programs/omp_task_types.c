@@ -6,7 +6,9 @@
  * for them.  So each type has DEPTH tasks; the level's own task does
  * little but create and wait (its children's time is not its size).
  * Each small and big task times itself on CLOCK_MONOTONIC; the program
- * prints their mean sizes ("small 21.3 us"), the truth to check against.
+ * prints their mean sizes ("small 21.3 us") and the small tasks' fullest
+ * log2 bucket of nanoseconds ("small_bucket 14": a task preempted on a
+ * busy machine is large on both clocks), the truth to check against.
  * usage: omp_task_types [DEPTH [SMALL]] */
 #define _GNU_SOURCE
 #include <omp.h>
@@ -19,6 +21,7 @@
 volatile double sink;
 static long small_units;
 static double small_ns, big_ns;	/* summed over tasks */
+static int small_hist[64];		/* small tasks by log2 of their nanoseconds */
 
 static double now_ns(void)
 {
@@ -34,6 +37,11 @@ __attribute__((noinline)) void small_task(void)
 	t = now_ns() - t;
 #pragma omp atomic
 	small_ns += t;
+	int b = 0;
+	while (b < 63 && (double)(1ull << (b + 1)) <= t)
+		b++;
+#pragma omp atomic
+	small_hist[b]++;
 }
 
 __attribute__((noinline)) void big_task(void)
@@ -68,5 +76,10 @@ int main(int argc, char **argv)
 	printf("tasks %d of each type\n", depth);
 	printf("small %.3f us\n", small_ns / depth / 1e3);
 	printf("big %.3f us\n", big_ns / depth / 1e3);
+	int fullest = 0;
+	for (int b = 1; b < 64; b++)
+		if (small_hist[b] > small_hist[fullest])
+			fullest = b;
+	printf("small_bucket %d\n", fullest);
 	return 0;
 }
