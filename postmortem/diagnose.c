@@ -11,6 +11,7 @@
 #include "fold.h"
 #include "merge.h"
 #include "overhead.h"
+#include "source_file.h"
 #include "tools.h"
 
 #include <stdio.h>
@@ -119,22 +120,6 @@ uint8_t *diagnose_runtime_code(const struct ctree *t)
 	return runtime;
 }
 
-/* Whether PATH is a header: ".h", ".hpp" and their kin, or no suffix at
- * all (C++'s standard headers: "vector"). */
-static int header_file(const char *path)
-{
-	static const char *const suffix[] = { ".h", ".hh", ".hpp", ".hxx", ".h++", ".inl",
-					      ".tcc", ".ipp" };
-	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
-	const char *dot = strrchr(base, '.');
-	if (!dot)
-		return 1;
-	for (size_t k = 0; k < sizeof suffix / sizeof *suffix; k++)
-		if (strcmp(dot, suffix[k]) == 0)
-			return 1;
-	return 0;
-}
-
 /* Whether NODE is a frame that a diagnosis may name: the program's, and
  * the functions of its source files the compiler inlined (a serial phase
  * inlined into main is where to look, not main), but not what it inlined
@@ -144,7 +129,7 @@ static int program_frame(const struct ctree *t, const struct shape *s, uint32_t 
 	const struct ctx_node *n = &t->node[node];
 	if (n->kind == CTX_INLINED) {
 		const char *file = strtab_get(t->str, n->file);
-		if (!file || header_file(file))
+		if (!file || source_file_is_header(file))
 			return 0;
 	} else if (n->kind != CTX_FRAME) {
 		return 0;

@@ -15,6 +15,7 @@
  * diagnoses count them. */
 #define _GNU_SOURCE
 #include "report.h"
+#include "source_file.h"
 #include "tools.h"
 
 #include <math.h>
@@ -123,6 +124,15 @@ static uint32_t unit_find(struct scaling *s, struct unit_index *x, const uint32_
 	}
 }
 
+/* Whether C is a frame the report shows: a frame, or a function of the
+ * program's source files the compiler inlined (with GCC, LULESH's
+ * functions are all inlined into main), not what it inlined from headers. */
+static int unit_frame(const struct dbr_ctx *c)
+{
+	return c->kind == KIND_FRAME[0] ||
+	       (c->kind == KIND_INLINED[0] && c->file && !source_file_is_header(c->file));
+}
+
 /* Gives each context its unit: the program frame it counts for.  A frame
  * of a procedure that an enclosing unit already is (recursion) counts for
  * the outermost one. */
@@ -146,13 +156,12 @@ static void make_units(struct scaling *s, const uint8_t *runtime)
 		}
 		uint32_t above = s->slot[c->parent];
 		s->slot[i] = above;
-		if (c->kind != KIND_FRAME[0] || runtime[i])
+		if (!unit_frame(c) || runtime[i])
 			continue;
 		uint32_t same = UINT32_MAX;
 		for (uint32_t u = above, steps = 0; u != UINT32_MAX && steps < 100000; u = up[u], steps++) {
 			const struct dbr_ctx *k = &t->c[s->unit[u]];
-			if (k->kind == KIND_FRAME[0] && k->procedure == c->procedure &&
-			    k->module == c->module)
+			if (unit_frame(k) && k->procedure == c->procedure && k->module == c->module)
 				same = u;
 		}
 		if (same == UINT32_MAX)

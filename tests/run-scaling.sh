@@ -50,6 +50,15 @@ check "contexts.runtime: libomp's frames are runtime code, the program's are not
 
 # ---- the losses, against the program's own clocks ----
 "$CULPRIT" report --scaling --format=csv s.db > s.csv
+# The frames' losses add up to the run's (every sample at one frame).
+frames=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+	$2 == "t2" { s += $(col["loss"]) } END { printf "%.9f", s }' s.csv)
+run=$(sql s.db "SELECT (SELECT inclusive FROM experiment_metrics WHERE experiment_id = 2
+	AND context_id = 1 AND event = 'cputime' AND metric = 'effort') -
+	(SELECT inclusive FROM experiment_metrics WHERE experiment_id = 1 AND context_id = 1
+	AND event = 'cputime' AND metric = 'effort')")
+check "report --scaling: the frames' losses add up to the run's ($frames, $run)" \
+	near "$frames" "$run" 0.000001
 serial=$(part t2.out serial_part)
 got=$(csv_field s.csv t2 serial_part idleness:serial)
 note "serial_part at 2 threads: idleness:serial $got s; it ran $serial s"
