@@ -701,6 +701,29 @@ static uint32_t *map_thread_nodes(struct ctree *t, struct exp_thread *th)
 	return map;
 }
 
+/* The context for values sampled at node N of process P's thread, which
+ * maps to context C.  Values at a root have no frame to be the exclusive
+ * value of: a frame the start-up folded (culprit's own work called right
+ * from __libc_start_call_main), or a sample without frames.  They go to a
+ * frame of their own below the root, named after the folded frame (or
+ * "[unknown]"), so that every sample is a frame's exclusive value. */
+static uint32_t value_context(struct ctree *t, const struct exp_process *p,
+			      const struct mfile_node *n, uint32_t c)
+{
+	if (t->node[c].kind != CTX_ROOT)
+		return c;
+	size_t mi = 0;
+	struct sym_module *m = n->kind == MFILE_NODE_FRAME && n->module
+			       ? exp_module(p, n->module, &mi) : NULL;
+	if (!m)
+		return child(t, c, CTX_FRAME, intern(t, "[unknown]"), 0, 0, 0);
+	struct sym_result *r = sym_resolve(m, lookup_address(n));
+	intern_result(t, r);
+	const struct sym_frame *f = &r->frame[r->nframes - 1];
+	return child(t, c, CTX_FRAME, f->id_procedure, module_id(t, &p->p->modules[mi]),
+		     f->id_decl_file, f->decl_line);
+}
+
 /* Adds thread TH's values, by context, into A (which starts empty), and
  * its totals by metric into TOTALS: each column becomes its metric of T,
  * scaled, and the derived metrics are computed node by node. */
@@ -729,10 +752,11 @@ static void gather_thread_values(struct ctree *t, const struct exp_thread *th, c
 				continue;
 			v[m] += mt->values[i].value * t->metric[m].scale;
 		}
-		derive(t, map[node], v);
+		uint32_t ctx = value_context(t, p, &mt->nodes[node], map[node]);
+		derive(t, ctx, v);
 		for (size_t m = 0; m < nm; m++)
 			totals[m] += v[m];
-		acc_sample(a, map[node], v);
+		acc_sample(a, ctx, v);
 	}
 	free(v);
 	free(col);
