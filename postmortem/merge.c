@@ -336,15 +336,21 @@ static uint32_t module_id(struct ctree *t, const struct mfile_module *m)
 	return intern(t, (m->flags & MFILE_MOD_VDSO) ? "[vdso]" : m->path);
 }
 
-/* The procedure whose body the compiler outlined, for code folded below
- * context C: C is the call site of the construct (where the region or
- * task was opened, as the runtime plugin roots it) or a call site inside
- * the body, named after that procedure.  0 below a root. */
-static uint32_t body_owner(const struct ctree *t, uint32_t c)
+/* The procedure whose body the compiler outlined, for code of module
+ * MOD folded below context C: C is the call site of the construct (where
+ * the region or task was opened, as the runtime plugin roots it) or a call
+ * site inside the body, named after that procedure, in the same module.
+ * 0 below a root, a runtime's frame (GCC's task copy function called by
+ * GOMP_task, a libgomp thread's start without a plugin), or code without
+ * a name: the body is then a frame of its own. */
+static uint32_t body_owner(const struct ctree *t, uint32_t c, uint32_t mod)
 {
 	const struct ctx_node *n = &t->node[c];
-	return n->kind == CTX_CALLSITE || n->kind == CTX_FRAME || n->kind == CTX_INLINED
-	       ? n->procedure : 0;
+	if (n->kind != CTX_CALLSITE && n->kind != CTX_FRAME && n->kind != CTX_INLINED)
+		return 0;
+	if (n->module != mod || fold_unnamed(t, n->procedure))
+		return 0;
+	return n->procedure;
 }
 
 /* The call site of a construct's body at FILE:LINE, below C (whose
@@ -416,7 +422,7 @@ static uint32_t frame_contexts(struct ctree *t, uint32_t parent, const struct ex
 		int fold = fold_procedure(t, f->id_procedure);
 		/* A body with no procedure above it to own it (its creation
 		 * was not found: it hangs from a root) stays a frame. */
-		if (fold == FOLD_BODY && !body_owner(t, cur))
+		if (fold == FOLD_BODY && !body_owner(t, cur, mod))
 			fold = FOLD_NOT;
 		if (fold) {
 			pend = fold_append(t, pend, f->id_procedure);
@@ -425,7 +431,7 @@ static uint32_t frame_contexts(struct ctree *t, uint32_t parent, const struct ex
 			 * (unless what was inlined is more of the outlining). */
 			if (fold == FOLD_BODY && j + 1 < r->nframes && f->file &&
 			    !fold_procedure(t, r->frame[j + 1].id_procedure) &&
-			    body_owner(t, cur)) {
+			    body_owner(t, cur, mod)) {
 				cur = body_site(t, cur, mod, f->id_file, f->line);
 				fold_note(t, cur, pend);
 				pend = 0;
@@ -448,7 +454,11 @@ static uint32_t frame_contexts(struct ctree *t, uint32_t parent, const struct ex
 		 * Other folded code (start-up, plumbing) leaves no trace:
 		 * the frames it calls take its place. */
 		int body = fold_procedure(t, last->id_procedure) == FOLD_BODY;
-		uint32_t owner = body_owner(t, cur);
+		/* Plumbing sampled on a line of its own: named after the
+		 * code that called it (a Python line), whatever its module. */
+		const struct ctx_node *above = &t->node[cur];
+		uint32_t owner = body ? body_owner(t, cur, mod)
+			: above->kind == CTX_ROOT ? 0 : above->procedure;
 		if (!exact) {
 			if (body && owner && last->file) {
 				uint32_t site = body_site(t, cur, mod, last->id_file, last->line);
@@ -701,26 +711,39 @@ static uint32_t *map_thread_nodes(struct ctree *t, struct exp_thread *th)
 	return map;
 }
 
-/* The context for values sampled at node N of process P's thread, which
- * maps to context C.  Values at a root have no frame to be the exclusive
- * value of: a frame the start-up folded (culprit's own work called right
- * from __libc_start_call_main), or a sample without frames.  They go to a
- * frame of their own below the root, named after the folded frame (or
- * "[unknown]"), so that every sample is a frame's exclusive value. */
-static uint32_t value_context(struct ctree *t, const struct exp_process *p,
-			      const struct mfile_node *n, uint32_t c)
+/* The root a context's samples would be the exclusive value of: for a
+ * root, itself; for a statement or call site with no frame above it
+ * (folded start-up code sampled on a line of its own), the root above;
+ * else CTX_NONE (a frame or inlined frame owns them). */
+static uint32_t owning_root(const struct ctree *t, uint32_t c)
 {
-	if (t->node[c].kind != CTX_ROOT)
+	while (t->node[c].kind == CTX_STATEMENT || t->node[c].kind == CTX_CALLSITE)
+		c = t->node[c].parent;
+	return t->node[c].kind == CTX_ROOT ? c : CTX_NONE;
+}
+
+uint32_t ctree_value_context(struct ctree *t, const struct exp_thread *th, uint32_t node)
+{
+	uint32_t c = th->ctx_map[node];
+	uint32_t root = owning_root(t, c);
+	if (root == CTX_NONE)
 		return c;
+	/* No frame to be the exclusive value of: a frame the start-up
+	 * folded (culprit's own work called right from
+	 * __libc_start_call_main), or a sample without frames.  A frame of
+	 * their own below the root, named after the folded frame (or
+	 * "[unknown]"), so that every sample is a frame's exclusive value. */
+	const struct mfile_node *n = &th->t->nodes[node];
+	const struct exp_process *p = th->proc;
 	size_t mi = 0;
 	struct sym_module *m = n->kind == MFILE_NODE_FRAME && n->module
 			       ? exp_module(p, n->module, &mi) : NULL;
 	if (!m)
-		return child(t, c, CTX_FRAME, intern(t, "[unknown]"), 0, 0, 0);
+		return child(t, root, CTX_FRAME, intern(t, "[unknown]"), 0, 0, 0);
 	struct sym_result *r = sym_resolve(m, lookup_address(n));
 	intern_result(t, r);
 	const struct sym_frame *f = &r->frame[r->nframes - 1];
-	return child(t, c, CTX_FRAME, f->id_procedure, module_id(t, &p->p->modules[mi]),
+	return child(t, root, CTX_FRAME, f->id_procedure, module_id(t, &p->p->modules[mi]),
 		     f->id_decl_file, f->decl_line);
 }
 
@@ -752,7 +775,7 @@ static void gather_thread_values(struct ctree *t, const struct exp_thread *th, c
 				continue;
 			v[m] += mt->values[i].value * t->metric[m].scale;
 		}
-		uint32_t ctx = value_context(t, p, &mt->nodes[node], map[node]);
+		uint32_t ctx = ctree_value_context(t, th, node);
 		derive(t, ctx, v);
 		for (size_t m = 0; m < nm; m++)
 			totals[m] += v[m];

@@ -190,6 +190,13 @@ typedef void (*ctx_procedure_sink)(void *arg, uint32_t procedure, uint32_t modul
 				   uint32_t file, uint32_t metric, double incl, double excl);
 void ctree_procedures(const struct ctree *t, ctx_procedure_sink sink, void *arg);
 
+/* The context that values sampled at node NODE of thread TH (merged
+ * already) count at: the node's context, or for one with no frame to be
+ * the exclusive value of (below a root, past call sites), a frame of its
+ * own below that root (made if new), named after the node's frame.  The
+ * trace (trace.c) places samples where the values are. */
+uint32_t ctree_value_context(struct ctree *t, const struct exp_thread *th, uint32_t node);
+
 /* The invariant every view relies on: each sample's value is exactly one
  * frame's or inlined frame's exclusive value (a procedure's), so that
  * those add up to the root's inclusive value, metric by metric.  0 when they do;

@@ -16,6 +16,35 @@
 
 /* Deeper DIE nesting than any compiler makes: a damaged file stops here. */
 #define MAX_NESTING 128
+/* Imported units followed at once, at most: their offsets, so that a unit
+ * that imports itself (a damaged or hostile file) is not followed again. */
+#define MAX_IMPORTS 16
+/* DIEs one walk visits at most: imports can make a small file a huge
+ * tree (a unit that imports another twice, that one twice, ...). */
+#define MAX_VISITS (1u << 22)
+
+/* Where a walk is: the imports it is inside, and what it has visited. */
+struct walk {
+	Dwarf_Off import[MAX_IMPORTS];
+	int nimports;
+	unsigned visits;
+};
+
+/* Follows imported_unit DIE into W's unit UNIT, unless it is one W is
+ * inside already or too many deep; 1 when it may. */
+static int enter_import(struct walk *w, Dwarf_Die *die, Dwarf_Die *unit)
+{
+	Dwarf_Attribute attr;
+	if (w->nimports == MAX_IMPORTS || !dwarf_attr(die, DW_AT_import, &attr) ||
+	    !dwarf_formref_die(&attr, unit))
+		return 0;
+	Dwarf_Off off = dwarf_dieoffset(unit);
+	for (int i = 0; i < w->nimports; i++)
+		if (w->import[i] == off)
+			return 0;
+	w->import[w->nimports++] = off;
+	return 1;
+}
 
 /* One range of a nested function. */
 struct nested_range {
@@ -81,35 +110,32 @@ static int is_container(int tag)
 	}
 }
 
-/* The partial unit an imported_unit DIE brings in. */
-static int imported(Dwarf_Die *die, Dwarf_Die *unit)
-{
-	Dwarf_Attribute attr;
-	return dwarf_attr(die, DW_AT_import, &attr) && dwarf_formref_die(&attr, unit);
-}
-
 /* Appends to CHAIN (N so far) the scopes below PARENT that hold PC;
  * returns the new count. */
-static int descend(Dwarf_Die *parent, Dwarf_Addr pc, Dwarf_Die *chain, int n, int max,
-		   int nesting)
+static int descend(struct walk *w, Dwarf_Die *parent, Dwarf_Addr pc, Dwarf_Die *chain, int n,
+		   int max, int nesting)
 {
 	Dwarf_Die child, unit;
 	if (nesting >= MAX_NESTING || dwarf_child(parent, &child) != 0)
 		return n;
 	do {
+		if (++w->visits > MAX_VISITS)
+			return n;
 		int tag = dwarf_tag(&child);
 		if (is_code_scope(tag)) {
 			if (dwarf_haspc(&child, pc) <= 0)
 				continue;
 			if (n < max)
 				chain[n++] = child;
-			return descend(&child, pc, chain, n, max, nesting + 1);
+			return descend(w, &child, pc, chain, n, max, nesting + 1);
 		}
 		int k = n;
-		if (is_container(tag))
-			k = descend(&child, pc, chain, n, max, nesting + 1);
-		else if (tag == DW_TAG_imported_unit && imported(&child, &unit))
-			k = descend(&unit, pc, chain, n, max, nesting + 1);
+		if (is_container(tag)) {
+			k = descend(w, &child, pc, chain, n, max, nesting + 1);
+		} else if (tag == DW_TAG_imported_unit && enter_import(w, &child, &unit)) {
+			k = descend(w, &unit, pc, chain, n, max, nesting + 1);
+			w->nimports--;
+		}
 		if (k > n)
 			return k;
 	} while (dwarf_siblingof(&child, &child) == 0);
@@ -124,13 +150,15 @@ static int by_lo(const void *a, const void *b)
 
 /* Adds to U every function below DIE that sits inside a code scope
  * (IN_CODE: DIE is one or is inside one), with each of its ranges. */
-static void collect_nested(struct unit_nested *u, size_t *cap, Dwarf_Die *die, int in_code,
-			   int nesting)
+static void collect_nested(struct walk *w, struct unit_nested *u, size_t *cap, Dwarf_Die *die,
+			   int in_code, int nesting)
 {
 	Dwarf_Die child, unit;
 	if (nesting >= MAX_NESTING || dwarf_child(die, &child) != 0)
 		return;
 	do {
+		if (++w->visits > MAX_VISITS)
+			return;
 		int tag = dwarf_tag(&child);
 		if (tag == DW_TAG_subprogram && in_code) {
 			Dwarf_Addr base, lo, hi;
@@ -142,10 +170,12 @@ static void collect_nested(struct unit_nested *u, size_t *cap, Dwarf_Die *die, i
 				u->r[u->n++] = (struct nested_range){ lo, hi, dwarf_dieoffset(&child) };
 			}
 		}
-		if (is_code_scope(tag) || is_container(tag))
-			collect_nested(u, cap, &child, in_code || is_code_scope(tag), nesting + 1);
-		else if (tag == DW_TAG_imported_unit && imported(&child, &unit))
-			collect_nested(u, cap, &unit, in_code, nesting + 1);
+		if (is_code_scope(tag) || is_container(tag)) {
+			collect_nested(w, u, cap, &child, in_code || is_code_scope(tag), nesting + 1);
+		} else if (tag == DW_TAG_imported_unit && enter_import(w, &child, &unit)) {
+			collect_nested(w, u, cap, &unit, in_code, nesting + 1);
+			w->nimports--;
+		}
 	} while (dwarf_siblingof(&child, &child) == 0);
 }
 
@@ -160,8 +190,10 @@ static const struct unit_nested *unit_index(struct scope_index *ix, Dwarf_Die *c
 	struct unit_nested *u = &ix->unit[ix->n++];
 	*u = (struct unit_nested){ .unit = off };
 	size_t cap = 0;
-	collect_nested(u, &cap, cu, 0, 0);
-	qsort(u->r, u->n, sizeof *u->r, by_lo);
+	struct walk w = { .nimports = 0 };
+	collect_nested(&w, u, &cap, cu, 0, 0);
+	if (u->n)	/* qsort(NULL, 0) is undefined */
+		qsort(u->r, u->n, sizeof *u->r, by_lo);
 	return u;
 }
 
@@ -196,12 +228,14 @@ int scope_chain(struct scope_index *ix, Dwarf_Die *cu, Dwarf_Addr pc, Dwarf_Die 
 {
 	if (max < 1)
 		return 0;
-	int n = descend(cu, pc, chain, 0, max, 0);
+	struct walk w = { .nimports = 0 };
+	int n = descend(&w, cu, pc, chain, 0, max, 0);
 	if (has_function(chain, n))
 		return n;
 	Dwarf_Die fn;
 	if (!nested_at(unit_index(ix, cu), cu, pc, &fn))
 		return 0;
 	chain[0] = fn;
-	return descend(&fn, pc, chain, 1, max, 0);
+	w = (struct walk){ .nimports = 0 };
+	return descend(&w, &fn, pc, chain, 1, max, 0);
 }

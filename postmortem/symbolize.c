@@ -60,8 +60,10 @@ struct sym_module {
 	int cus_built;
 };
 
-/* A member function's qualified name, by its declaration's DIE. */
+/* A member function's qualified name, by its declaration's DIE (the
+ * Dwarf it is in too: a dwz alternate file has offsets of its own). */
 struct member_name {
+	Dwarf *dwarf;
 	Dwarf_Off decl;
 	const char *name;	/* in the module's strings */
 	const char *decl_file;	/* its class's, where its own is missing */
@@ -396,15 +398,14 @@ static const char *scope_part(struct sym_module *m, Dwarf_Die *scope, int *whole
  * "region(long)::{lambda:62}::operator()"; and where it is declared when
  * its DIE does not say (GCC's lambdas again: their class does).  The
  * name is NAME, and the place unset, for a DIE that is no member.
- * Remembered by declaration. */
-static const struct member_name *member_name(struct sym_module *m, Dwarf_Die *die,
-					     const char *name)
+ * Remembered by declaration, per module (each module is resolved by one
+ * thread at a time: no state shared between modules). */
+static struct member_name member_name(struct sym_module *m, Dwarf_Die *die, const char *name)
 {
-	static struct member_name plain;
+	struct member_name plain = { .name = name };
 	Dwarf_Attribute attr;
 	Dwarf_Die decl = *die, next;
 	int member = 0;
-	plain = (struct member_name){ .name = name };
 	for (int hops = 0; hops < 8; hops++) {
 		int spec = dwarf_attr(&decl, DW_AT_specification, &attr) != NULL;
 		if (!spec && !dwarf_attr(&decl, DW_AT_abstract_origin, &attr))
@@ -419,12 +420,13 @@ static const struct member_name *member_name(struct sym_module *m, Dwarf_Die *di
 	 * OpenMP bodies, which are no members: see below). */
 	if (!member && !dwarf_hasattr(&decl, DW_AT_declaration) &&
 	    !dwarf_hasattr(&decl, DW_AT_artificial))
-		return &plain;
+		return plain;
+	Dwarf *dw = dwarf_cu_getdwarf(decl.cu);
 	Dwarf_Off off = dwarf_dieoffset(&decl);
 	for (size_t i = 0; i < m->nmembers; i++)
-		if (m->members[i].decl == off)
-			return &m->members[i];
-	struct member_name made = { .decl = off, .name = name };
+		if (m->members[i].decl == off && m->members[i].dwarf == dw)
+			return m->members[i];
+	struct member_name made = { .dwarf = dw, .decl = off, .name = name };
 	Dwarf_Die *scopes = NULL;
 	int n = dwarf_getscopes_die(&decl, &scopes);
 	/* scopes[0] is the declaration, scopes[n - 1] its unit; a member's
@@ -446,8 +448,8 @@ static const struct member_name *member_name(struct sym_module *m, Dwarf_Die *di
 	}
 	free(scopes);
 	grow_array(&m->members, &m->capmembers, m->nmembers + 1, sizeof *m->members);
-	m->members[m->nmembers] = made;
-	return &m->members[m->nmembers++];
+	m->members[m->nmembers++] = made;
+	return made;
 }
 
 /* A symbol table name, demangled and without its version (@@GLIBC_2.34). */
@@ -603,22 +605,21 @@ static struct sym_result *resolve(struct sym_module *m, uint64_t addr)
 			if (tag == DW_TAG_subprogram && n > 0)
 				n = 0;	/* a nested function: start from it */
 			const char *name = die_name(die, &owned[n]);
-			const struct member_name *member = NULL;
+			struct member_name member = { .name = name };
 			if (name && !owned[n])	/* no linkage name */
 				member = member_name(m, die, name);
 			struct sym_frame *f = &fr[n];
 			memset(f, 0, sizeof *f);
-			if (member)
-				name = member->name;
+			name = member.name;
 			f->procedure = strtab_get(m->strings, strtab_intern(m->strings, name ? name : "?"));
 			free(owned[n]);
 			f->decl_file = decl_file(m, die);
 			int dl = 0;
 			if (dwarf_decl_line(die, &dl) == 0 && dl > 0)
 				f->decl_line = (unsigned)dl;
-			if (!f->decl_file && member && member->decl_file) {
-				f->decl_file = member->decl_file;
-				f->decl_line = member->decl_line;
+			if (!f->decl_file && member.decl_file) {
+				f->decl_file = member.decl_file;
+				f->decl_line = member.decl_line;
 			}
 			f->inlined = tag == DW_TAG_inlined_subroutine;
 			if (f->inlined && n > 0) {

@@ -31,7 +31,7 @@ static int idle_state(uint32_t state)
 	return mfile_trace_is_idle(state);
 }
 
-void trace_rows_add_thread(struct trace_rows *r, const struct ctree *t,
+void trace_rows_add_thread(struct trace_rows *r, struct ctree *t,
 			   const struct exp_thread *th)
 {
 	const struct mfile_thread *mt = th->t;
@@ -59,8 +59,8 @@ void trace_rows_add_thread(struct trace_rows *r, const struct ctree *t,
 		row->time = rec.time_ns > r->origin_ns ? (double)(rec.time_ns - r->origin_ns) / 1e9 : 0;
 		row->value = (double)rec.value * t->event[ev].scale;
 		row->thread = th->id;
-		row->ctx = idle_state(rec.state) || rec.node >= th->ctx_nodes ? CTX_NONE
-									   : th->ctx_map[rec.node];
+		row->ctx = idle_state(rec.state) || rec.node >= th->ctx_nodes
+			   ? CTX_NONE : ctree_value_context(t, th, rec.node);
 		row->working = rec.working;
 		row->idle = rec.idle;
 		row->state = (uint8_t)rec.state;

@@ -41,7 +41,7 @@ struct trace_rows {
 void trace_rows_init(struct trace_rows *r, const struct experiment *e);
 /* Adds thread TH's records, once TH is merged into T (its ctx_map made)
  * and before its file is released. */
-void trace_rows_add_thread(struct trace_rows *r, const struct ctree *t,
+void trace_rows_add_thread(struct trace_rows *r, struct ctree *t,
 			   const struct exp_thread *th);
 /* Writes the trace table (in thread and time order) and what the views
  * need into culprit_info; frees the rows. */

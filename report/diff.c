@@ -209,11 +209,8 @@ static int open_side(struct side *s, const char *path, const char *event, const 
 	}
 	fold_bodies(s, s->excl);
 	fold_bodies(s, s->samples_excl);
-	const uint8_t *recursive = by_procedure ? dbr_recursive(s->db) : NULL;
-	if (by_procedure && !recursive)
-		return msg_error("%s", dbr_error(s->db));
-	diff_keys_build(&s->keys, s->tree, by_procedure, recursive, s->incl, s->excl,
-			s->samples_incl, s->samples_excl);
+	diff_keys_build(&s->keys, s->tree, by_procedure, s->incl, s->excl, s->samples_incl,
+			s->samples_excl);
 	return 0;
 }
 
@@ -314,25 +311,36 @@ static char *path_of(const struct side *a, const struct side *b, const struct ch
 				  : diff_key_path(&a->keys, c->ka, by_procedure, lines);
 }
 
+static int by_path(const void *x, const void *y, void *arg)
+{
+	char **path = arg;
+	return strcmp(path[*(const size_t *)x], path[*(const size_t *)y]);
+}
+
 /* The paths of the first N changes: alike but for their call lines (a
  * warm-up and a timed run of the same code) they are told apart by them. */
 static char **paths_of(const struct side *a, const struct side *b, const struct change *ch,
 		       size_t n, int by_procedure)
 {
 	char **path = xcalloc(n + 1, sizeof *path);
-	uint8_t *alike = xcalloc(n + 1, 1);
-	for (size_t i = 0; i < n; i++)
+	size_t *order = xmalloc((n + 1) * sizeof *order);
+	for (size_t i = 0; i < n; i++) {
 		path[i] = path_of(a, b, &ch[i], by_procedure, 0);
-	for (size_t i = 0; i < n; i++)
-		for (size_t j = i + 1; j < n; j++)
-			if (strcmp(path[i], path[j]) == 0)
-				alike[i] = alike[j] = 1;
+		order[i] = i;
+	}
+	/* Sorted by path, the alike are neighbours. */
+	qsort_r(order, n, sizeof *order, by_path, path);
+	uint8_t *alike = xcalloc(n + 1, 1);
+	for (size_t k = 1; k < n; k++)
+		if (strcmp(path[order[k - 1]], path[order[k]]) == 0)
+			alike[order[k - 1]] = alike[order[k]] = 1;
 	for (size_t i = 0; i < n; i++)
 		if (alike[i]) {
 			free(path[i]);
 			path[i] = path_of(a, b, &ch[i], by_procedure, 1);
 		}
 	free(alike);
+	free(order);
 	return path;
 }
 
@@ -392,7 +400,8 @@ int cmd_diff(int argc, char **argv)
 	    open_side(&b, o.b, a.ch.event, a.ch.metric, o.by_procedure) == 0) {
 		size_t n;
 		struct change *ch = changes(&a, &b, o.inclusive, &n);
-		qsort(ch, n, sizeof *ch, by_change);
+		if (n)
+			qsort(ch, n, sizeof *ch, by_change);
 		print(&o, &a, &b, ch, n);
 		free(ch);
 		status = EXIT_OK;

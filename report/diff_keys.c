@@ -84,50 +84,98 @@ static uint32_t on_path(const struct diff_keys *k, uint32_t at, const struct dbr
 	return DIFF_NONE;
 }
 
+/* Counts by key of the frames on the walk's path, grown with the keys. */
+struct path_counts {
+	uint32_t *n;
+	size_t cap;
+};
+
+static uint32_t *count_of(struct path_counts *pc, uint32_t key)
+{
+	if (key >= pc->cap) {
+		size_t old = pc->cap;
+		grow_array(&pc->n, &pc->cap, (size_t)key + 1, sizeof *pc->n);
+		memset(pc->n + old, 0, (pc->cap - old) * sizeof *pc->n);
+	}
+	return &pc->n[key];
+}
+
+/* Context I's key (a frame or root): its procedure's, or its path's, the
+ * path of ABOVE (the key of the frame above it) and its own place in it. */
+static uint32_t key_for(struct diff_keys *k, const struct dbr_tree *t, uint32_t i, uint32_t above,
+			int by_procedure)
+{
+	const struct dbr_ctx *c = &t->c[i];
+	int root = c->kind == KIND_ROOT[0];
+	if (by_procedure)
+		return key_of(k, DIFF_NONE, c, i, root ? KIND_ROOT[0] : KIND_FRAME[0], 0);
+	uint32_t again = root ? DIFF_NONE : on_path(k, above, c);
+	if (again != DIFF_NONE)
+		return again;	/* a recursion: the earlier frame again */
+	uint32_t p = c->parent;
+	int line = p != UINT32_MAX && t->c[p].kind == KIND_CALLSITE[0] ? t->c[p].line : 0;
+	return key_of(k, above, c, i, c->kind, line);
+}
+
 void diff_keys_build(struct diff_keys *k, const struct dbr_tree *t, int by_procedure,
-		     const uint8_t *recursive, const double *incl, const double *excl,
-		     const double *samples_incl, const double *samples_excl)
+		     const double *incl, const double *excl, const double *samples_incl,
+		     const double *samples_excl)
 {
 	const struct dbr_ctx *c = t->c;
 	memset(k, 0, sizeof *k);
 	k->mask = 255;
 	k->slot = xcalloc(k->mask + 1, sizeof *k->slot);
-	/* Per context: its key (frames and roots), and its nearest frame or
-	 * root above. */
+	/* Per context: its key (frames and roots), and the key of the
+	 * nearest frame or root above it. */
 	uint32_t *of = xmalloc((t->n + 1) * sizeof *of);
-	uint32_t *near = xmalloc((t->n + 1) * sizeof *near);
-	for (uint32_t i = 0; i < t->n; i++) {
-		uint32_t p = c[i].parent;
-		near[i] = p == UINT32_MAX ? UINT32_MAX : of[p] != DIFF_NONE ? p : near[p];
-		of[i] = DIFF_NONE;
-		int root = c[i].kind == KIND_ROOT[0];
-		if (!dbr_is_frame(c[i].kind) && !root)
+	uint32_t *above = xmalloc((t->n + 1) * sizeof *above);
+	struct path_counts on = { NULL, 0 };
+	/* Depth first, without recursion (a tree may be a million deep): an
+	 * index to enter a context, its complement to leave it.  A frame
+	 * whose key a frame above it has already (a recursion, direct or
+	 * through others) adds to the key's own values, not its inclusive
+	 * ones: those hold it already. */
+	uint32_t *stack = NULL;
+	size_t sp = 0, cap = 0;
+	for (uint32_t r = 0; r < t->n; r++) {
+		if (c[r].parent != UINT32_MAX)
 			continue;
-		int nested;
-		if (by_procedure) {
-			of[i] = key_of(k, DIFF_NONE, &c[i], i, root ? KIND_ROOT[0] : KIND_FRAME[0], 0);
-			nested = recursive && recursive[i];
-		} else {
-			uint32_t above = near[i] == UINT32_MAX ? DIFF_NONE : of[near[i]];
-			uint32_t again = root ? DIFF_NONE : on_path(k, above, &c[i]);
-			nested = again != DIFF_NONE;
-			if (nested) {
-				of[i] = again;
-				k->key[again].recursive = 1;
-			} else {
-				int line = p != UINT32_MAX && c[p].kind == KIND_CALLSITE[0] ? c[p].line : 0;
-				of[i] = key_of(k, above, &c[i], i, c[i].kind, line);
+		grow_array(&stack, &cap, sp + 1, sizeof *stack);
+		stack[sp++] = r;
+		while (sp) {
+			uint32_t i = stack[--sp];
+			if (i >= (uint32_t)t->n) {
+				(*count_of(&on, of[~i]))--;
+				continue;
+			}
+			uint32_t p = c[i].parent;
+			above[i] = p == UINT32_MAX ? DIFF_NONE : of[p] != DIFF_NONE ? of[p] : above[p];
+			of[i] = DIFF_NONE;
+			if (dbr_is_frame(c[i].kind) || c[i].kind == KIND_ROOT[0]) {
+				of[i] = key_for(k, t, i, above[i], by_procedure);
+				uint32_t *n = count_of(&on, of[i]);
+				struct diff_key *x = &k->key[of[i]];
+				x->excl += excl[i];
+				x->samples_excl += samples_excl[i];
+				if (*n) {
+					x->recursive = 1;
+				} else {
+					x->incl += incl[i];
+					x->samples_incl += samples_incl[i];
+				}
+				(*n)++;
+				grow_array(&stack, &cap, sp + 1, sizeof *stack);
+				stack[sp++] = ~i;
+			}
+			for (uint32_t ch = c[i].first; ch != UINT32_MAX; ch = c[ch].next) {
+				grow_array(&stack, &cap, sp + 1, sizeof *stack);
+				stack[sp++] = ch;
 			}
 		}
-		struct diff_key *x = &k->key[of[i]];
-		x->excl += excl[i];
-		x->samples_excl += samples_excl[i];
-		if (!nested) {
-			x->incl += incl[i];
-			x->samples_incl += samples_incl[i];
-		}
 	}
-	free(near);
+	free(stack);
+	free(on.n);
+	free(above);
 	free(of);
 }
 

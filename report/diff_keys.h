@@ -25,7 +25,7 @@ struct diff_key {
 	const char *procedure, *module, *file;	/* the tree's (interned) */
 	char kind;			/* of its first frame: r f i */
 	int line;			/* the line of the call into it; 0: none */
-	int recursive;			/* frames of it were folded into it */
+	int recursive;			/* a frame of it has one above: a recursion */
 	uint32_t context;		/* its first frame (a context index) */
 	double incl, excl;		/* the values compared */
 	double samples_incl, samples_excl;	/* for the noise */
@@ -41,12 +41,11 @@ struct diff_keys {
 /* Keys for the frames (and roots) of T, with their values summed: by
  * context index, INCL and EXCL the values compared, SAMPLES_INCL and
  * SAMPLES_EXCL the samples behind them.  BY_PROCEDURE: a key per
- * procedure, RECURSIVE (dbr_recursive's) saying which frames its
- * inclusive value holds already.  A key's inclusive value counts a frame
- * only when no frame above it has that key. */
+ * procedure.  A key's inclusive value counts a frame only when no frame
+ * above it has that key (a recursion, direct or mutual). */
 void diff_keys_build(struct diff_keys *k, const struct dbr_tree *t, int by_procedure,
-		     const uint8_t *recursive, const double *incl, const double *excl,
-		     const double *samples_incl, const double *samples_excl);
+		     const double *incl, const double *excl, const double *samples_incl,
+		     const double *samples_excl);
 void diff_keys_free(struct diff_keys *k);
 
 /* For each key of B, the index + 1 of the key of A with the same path (or

@@ -51,7 +51,8 @@ static size_t shown_children(const struct report *r, uint32_t i, uint32_t **out,
 		}
 	}
 	free(sites);
-	qsort_r(*out, n, sizeof **out, by_inclusive, (void *)r);
+	if (n > 1)
+		qsort_r(*out, n, sizeof **out, by_inclusive, (void *)r);
 	return n;
 }
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """check_invariant.py - the invariant every view and export of a culprit
 database must keep: each sample's value is exactly one frame's (or
-inlined frame's, or root's) exclusive value, so that every view adds up
+inlined frame's) exclusive value, so that every view adds up
 to the database's total, metric by metric.
 
 usage: check_invariant.py CULPRIT DB [EVENT]
@@ -19,9 +19,9 @@ Checks, for EVENT (default: the first), against metrics.total:
     path), speedscope (a profile per metric) and pprof (a sample type per
     metric) add up to the totals;
   - culprit diff DB DB (every frame): nothing changed, and the frames add
-    up to the total.
-Prints "PASS what" or "FAIL what: the numbers" per check; exits 1 if any
-failed.  tests/run-bodies.sh turns each line into a check."""
+    up to the total; with --inclusive, no frame over the total.
+Prints "PASS what" or "FAIL what: the numbers" per check, then "END";
+exits 1 if any failed.  tests/run-bodies.sh turns each line into a check.""" 
 import csv
 import gzip
 import io
@@ -232,6 +232,13 @@ def main():
     c.say(not changed and close(sa, work, 1e-8 * work + 1e-9 * len(diff)),
           "diff DB DB: every frame, each unchanged, adding up to the total work",
           "%d changed; %.9g of %.9g" % (len(changed), sa, work))
+    diff = rows(run(culprit, "diff", "--format=csv", "--limit=0", "--inclusive",
+                    "--event=" + event, db, db))
+    big = [r for r in diff if float(r["a"]) > work * (1 + 1e-8) + 1e-9]
+    c.say(not big, "diff --inclusive DB DB: no frame holds more than the total (recursion "
+          "counted once)", "%d frames over %.9g: %s" % (len(big), work,
+                                                       [r["path"][-60:] for r in big[:2]]))
+    print("END")
     return 1 if c.failed else 0
 
 
