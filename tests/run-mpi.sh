@@ -26,12 +26,33 @@ $MPIRUN "$CULPRIT" run -q -e CPUTIME -e REALTIME@2ms -o m ./imbalance 100000000 
 status=$?
 check "the launch ends as it would, status 0, a line from each rank" \
 	[ "$status" = 0 -a "$(grep -c '^rank [0-2] work' m.out)" = 3 ]
-check "culprit says nothing on stderr (-q)" [ ! -s m.err ]
+# With -q culprit says nothing, but what a rank's measurement lost when
+# it matters (5% of its samples): on a busy machine a rank's MPI_Init,
+# long in libc code called from components it has just dlopen'd (which the
+# sample handler may not add to its module map while it interrupts libc:
+# collector/loadmap.c), can leave that many unwound only partly.  Then
+# each such line must say what the database counts.
+m_quiet=yes
+[ -s m.err ] && m_quiet=$(cat m.err)
+note "culprit run's stderr: $m_quiet"
 check "one directory: each rank's files start with its rank" \
 	sh -c "ls m/r0-*.process m/r1-*.process m/r2-*.process > /dev/null"
 check "the directory is marked as the launch's, and has one run file" \
 	sh -c "ls -a m | grep -q '^\.mpi-launch-' && [ \$(ls m/run-*.info | wc -l) = 1 ]"
-prof m
+prof m 2> m-prof.err
+# Each line: "culprit: warning: MPI rank R: measurements of ...; N samples
+# unwound only partly", N the rank's unwind:partial counters in the database.
+untrue=$(grep -v '^culprit: warning: MPI rank [0-2]: measurements of .* samples unwound only partly' m.err | head -n 1)
+while read -r line; do
+	[ -n "$line" ] || continue
+	r=$(echo "$line" | sed -n 's/^culprit: warning: MPI rank \([0-2]\):.*/\1/p')
+	n=$(echo "$line" | sed -n 's/.* \([0-9][0-9]*\) samples unwound only partly.*/\1/p')
+	db=$(sql m.db "SELECT sum(c.value) FROM thread_counters c JOIN threads t ON t.id = c.thread_id
+		JOIN processes p ON p.id = t.process_id WHERE c.name = 'unwind:partial' AND p.mpi_rank = $r")
+	[ "$n" = "$db" ] || untrue="$untrue rank $r says $n, the database $db"
+done < m.err
+check "culprit says nothing on stderr (-q), but what a rank lost, as the database counts it" \
+	[ -z "$untrue" ]
 check "one experiment of three ranks" \
 	[ "$(sql m.db "SELECT count(*) FROM experiments")/$(sql m.db "SELECT group_concat(mpi_rank) FROM (SELECT mpi_rank FROM processes ORDER BY mpi_rank)")" = "1/0,1,2" ]
 "$CULPRIT" report --by-rank --format=csv m.db > ranks.csv
