@@ -403,8 +403,9 @@ static void list(struct walk *w, uint32_t node, uint8_t diag, uint8_t scope)
 }
 
 /* Top down: a problem is listed at the program frame where it stops being
- * explained by the program frames below it; frames below a listed one are
- * listed only for a different problem.  A frame whose own numbers are not
+ * explained by the program frames below it; the frames below a listed one
+ * that have a problem of their own are listed too, those below a listed
+ * recursion only for a different problem.  A frame whose own numbers are not
  * diagnosed, or are explained below it, is still listed for the runtime
  * code it calls when that part is (as the runtime frames themselves were
  * before diagnoses named the program's code only). */
@@ -419,7 +420,11 @@ static void visit(struct walk *w, uint32_t node, uint8_t inherited)
 			each_frame_below(w, node, add_cover, &cv);
 		if (w->s->recursive[node] || cv.waste < 0.8 * waste(&c->incl)) {
 			list(w, node, c->incl_diag, SCOPE_INCLUSIVE);
-			pass = c->incl_diag;
+			/* The frames below that hold part of it are listed
+			 * for it too (main's serial phase, and the function
+			 * that is most of it); a recursion once. */
+			if (w->s->recursive[node])
+				pass = c->incl_diag;
 			listed = 1;
 		}
 	}
@@ -465,13 +470,14 @@ static void calls_add(struct calls *cs, uint32_t procedure, uint32_t module, dou
 	cs->share[cs->n++] = (struct call_share){ procedure, module, w };
 }
 
-/* Whether frame NODE has no name of its own: "?", or culprit's
- * "MODULE+0xADDR" for code that no symbol covers (stripped runtimes). */
+/* Whether frame NODE has no name of its own: "?", culprit's
+ * "MODULE+0xADDR" for code that no symbol covers (stripped runtimes), or
+ * internals named after their entry point or module. */
 static int unnamed(const struct ctree *t, uint32_t node)
 {
 	const char *proc = strtab_get(t->str, t->node[node].procedure);
 	const char *mod = strtab_get(t->str, t->node[node].module);
-	if (!proc || strcmp(proc, "?") == 0)
+	if (!proc || strcmp(proc, "?") == 0 || fold_unnamed(t, t->node[node].procedure))
 		return 1;
 	if (!mod)
 		return 0;
