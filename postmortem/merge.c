@@ -430,8 +430,7 @@ static uint32_t frame_contexts(struct ctree *t, uint32_t parent, const struct ex
 			 * call's line, in the procedure that wrote the body
 			 * (unless what was inlined is more of the outlining). */
 			if (fold == FOLD_BODY && j + 1 < r->nframes && f->file &&
-			    !fold_procedure(t, r->frame[j + 1].id_procedure) &&
-			    body_owner(t, cur, mod)) {
+			    !fold_procedure(t, r->frame[j + 1].id_procedure)) {
 				cur = body_site(t, cur, mod, f->id_file, f->line);
 				fold_note(t, cur, pend);
 				pend = 0;
@@ -711,22 +710,11 @@ static uint32_t *map_thread_nodes(struct ctree *t, struct exp_thread *th)
 	return map;
 }
 
-/* The root a context's samples would be the exclusive value of: for a
- * root, itself; for a statement or call site with no frame above it
- * (folded start-up code sampled on a line of its own), the root above;
- * else CTX_NONE (a frame or inlined frame owns them). */
-static uint32_t owning_root(const struct ctree *t, uint32_t c)
-{
-	while (t->node[c].kind == CTX_STATEMENT || t->node[c].kind == CTX_CALLSITE)
-		c = t->node[c].parent;
-	return t->node[c].kind == CTX_ROOT ? c : CTX_NONE;
-}
-
 uint32_t ctree_value_context(struct ctree *t, const struct exp_thread *th, uint32_t node)
 {
 	uint32_t c = th->ctx_map[node];
-	uint32_t root = owning_root(t, c);
-	if (root == CTX_NONE)
+	uint32_t root = ctree_owner(t->node, c);
+	if (root == CTX_NONE || t->node[root].kind != CTX_ROOT)
 		return c;
 	/* No frame to be the exclusive value of: a frame the start-up
 	 * folded (culprit's own work called right from
@@ -750,8 +738,8 @@ uint32_t ctree_value_context(struct ctree *t, const struct exp_thread *th, uint3
 /* Adds thread TH's values, by context, into A (which starts empty), and
  * its totals by metric into TOTALS: each column becomes its metric of T,
  * scaled, and the derived metrics are computed node by node. */
-static void gather_thread_values(struct ctree *t, const struct exp_thread *th, const uint32_t *map,
-				 struct acc *a, double *totals)
+static void gather_thread_values(struct ctree *t, const struct exp_thread *th, struct acc *a,
+				 double *totals)
 {
 	const struct mfile_thread *mt = th->t;
 	const struct exp_process *p = th->proc;
@@ -876,9 +864,9 @@ static void add_values(struct ctree *t, const struct exp_thread *th, const struc
 void ctree_add_thread(struct ctree *t, struct exp_thread *th, ctx_thread_sink sink,
 		      void *arg, double *totals)
 {
-	uint32_t *map = map_thread_nodes(t, th);
+	map_thread_nodes(t, th);	/* kept with TH: th->ctx_map */
 	struct acc *a = acc_new(t->nmetric);
-	gather_thread_values(t, th, map, a, totals);
+	gather_thread_values(t, th, a, totals);
 	acc_finish(a, t->node);
 
 	t->nthreads++;

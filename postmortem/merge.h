@@ -213,6 +213,18 @@ uint32_t ctree_child(struct ctree *t, uint32_t parent, int kind, uint32_t proced
 void ctree_set_class(struct ctree *t, uint32_t node, const struct ctx_class *c);
 void ctree_mark_secondary(struct ctree *t, uint32_t node);
 
+/* The context whose self cost samples at context C are: C itself, or
+ * for a statement or call site the nearest frame, inlined frame or root
+ * above it past call sites (a body the compiler outlined hangs under the
+ * construct's call site and the body's own call sites). */
+static inline uint32_t ctree_owner(const struct ctx_node *nodes, uint32_t c)
+{
+	while (c != CTX_NONE &&
+	       (nodes[c].kind == CTX_STATEMENT || nodes[c].kind == CTX_CALLSITE))
+		c = nodes[c].parent;
+	return c;
+}
+
 static inline const struct ctx_stat *ctree_stat(const struct ctree *t, uint32_t node,
 					       uint32_t metric)
 {

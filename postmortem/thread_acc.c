@@ -102,11 +102,6 @@ void acc_sample(struct acc *a, uint32_t ctx, const double *v)
 	}
 }
 
-static int is_frame(const struct ctx_node *n)
-{
-	return n->kind == CTX_FRAME || n->kind == CTX_INLINED;
-}
-
 /* Entries deepest first, so that each comes before its parent: a
  * counting sort by depth. */
 static uint32_t *deepest_first(const struct acc *a, const struct ctx_node *nodes)
@@ -127,40 +122,24 @@ static uint32_t *deepest_first(const struct acc *a, const struct ctx_node *nodes
 	return order;
 }
 
-/* The frame (or inlined frame, or root) whose self cost the samples at
- * context C are, when C is a statement or a call site: the nearest one
- * above it, past call sites (a body the compiler outlined hangs under the
- * construct's call site and the body's own call sites, all in the
- * procedure that wrote it; culprit's own work, the measurement metric, is
- * at the call site that called it).  CTX_NONE for a frame or root, whose
- * samples are its own. */
-static uint32_t owner_frame(const struct ctx_node *nodes, uint32_t c)
-{
-	if (nodes[c].kind != CTX_STATEMENT && nodes[c].kind != CTX_CALLSITE)
-		return CTX_NONE;
-	uint32_t p = nodes[c].parent;
-	while (p != CTX_NONE && nodes[p].kind != CTX_ROOT && !is_frame(&nodes[p]))
-		p = nodes[p].parent;
-	return p;
-}
-
 void acc_finish(struct acc *a, const struct ctx_node *nodes)
 {
 	/* Every context above one sampled (the list grows as it goes), each
 	 * entry's parent entry, and for a statement or call site the entry of
 	 * the frame its value counts for. */
-	uint32_t *parent = NULL, *owner = NULL;
-	size_t cap = 0, capo = 0;
+	uint32_t *parent = NULL, *owner;
+	size_t cap = 0;
 	for (size_t e = 0; e < a->n; e++) {
 		const struct ctx_node *n = &nodes[a->ctx[e]];
 		grow_array(&parent, &cap, e + 1, sizeof *parent);
 		parent[e] = n->parent == CTX_NONE ? UINT32_MAX : (uint32_t)entry(a, n->parent);
 	}
-	/* Owners are above their statements: entries already. */
+	/* Owners (ctree_owner) are above their statements and call sites:
+	 * entries already. */
+	owner = xmalloc((a->n + 1) * sizeof *owner);
 	for (size_t e = 0; e < a->n; e++) {
-		uint32_t f = owner_frame(nodes, a->ctx[e]);
-		grow_array(&owner, &capo, e + 1, sizeof *owner);
-		owner[e] = f == CTX_NONE ? UINT32_MAX : (uint32_t)entry(a, f);
+		uint32_t c = a->ctx[e], f = ctree_owner(nodes, c);
+		owner[e] = f == c || f == CTX_NONE ? UINT32_MAX : (uint32_t)entry(a, f);
 	}
 	uint32_t *order = deepest_first(a, nodes);
 	for (size_t m = 0; m < a->nmetric; m++) {
