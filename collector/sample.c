@@ -24,15 +24,9 @@ const char *const culprit_column_names[COLS_PER_EVENT] = {
 	[COL_SAMPLES] = "samples",
 	[COL_WORK] = "work",
 	[COL_IDLENESS] = "idleness",
-	[COL_IDLE_CAUSE + CULPRIT_IDLE_SERIAL] = "idleness:serial",
-	[COL_IDLE_CAUSE + CULPRIT_IDLE_BARRIER] = "idleness:barrier",
-	[COL_IDLE_CAUSE + CULPRIT_IDLE_LOCK] = "idleness:lock",
-	[COL_IDLE_CAUSE + CULPRIT_IDLE_TASKWAIT] = "idleness:taskwait",
-	[COL_IDLE_CAUSE + CULPRIT_IDLE_JOIN] = "idleness:join",
-	[COL_IDLE_CAUSE + CULPRIT_IDLE_SLEEP] = "idleness:sleep",
-	[COL_IDLE_CAUSE + CULPRIT_IDLE_IO] = "idleness:io",
-	[COL_IDLE_CAUSE + CULPRIT_IDLE_GIL] = "idleness:gil",
-	[COL_IDLE_CAUSE + CULPRIT_IDLE_MPI] = "idleness:mpi",
+#define IDLE_CAUSE_COLUMN(id, name, ...) [COL_IDLE_CAUSE + CULPRIT_IDLE_##id] = "idleness:" name,
+	CULPRIT_IDLE_CAUSE_TABLE(IDLE_CAUSE_COLUMN)
+#undef IDLE_CAUSE_COLUMN
 	[COL_MEASUREMENT] = "measurement",
 };
 
@@ -59,17 +53,16 @@ static void blame(double *m, uint64_t value, const struct worker_counts *n, int 
 	uint32_t working = n->working + (pending > 0 ? n->nwaiting : 0);
 	if (working == 0)
 		return;
-	/* A thread waiting to join others loses nothing while the threads
-	 * working occupy every CPU: it launched them and has nothing else to
-	 * run (a program's main thread, one worker per CPU).  Joins count
-	 * only for the CPUs left free (doc/idleness.md). */
+	/* Some causes count only for the CPUs the working threads leave
+	 * free (idle_causes.h: a join). */
 	uint32_t cpus = culprit_config.cpus;
 	uint32_t free_cpus = !cpus ? UINT32_MAX : working < cpus ? cpus - working : 0;
-	for (int c = 0; c < CULPRIT_IDLE_CAUSES; c++) {
-		if (c == CULPRIT_IDLE_MPI)
-			continue;	/* other ranks' doing, not this process's */
+	for (unsigned c = 0; c < CULPRIT_IDLE_CAUSES; c++) {
+		enum idle_blame how = idle_cause(c)->blame;
+		if (how == IDLE_BLAME_ELSEWHERE)
+			continue;	/* other processes' doing, not this one's */
 		uint32_t idle = n->idle[c] + (pending > 0 ? 0 : n->waiting[c]);
-		if (c == CULPRIT_IDLE_JOIN && idle > free_cpus)
+		if (how == IDLE_BLAME_FREE_CPUS && idle > free_cpus)
 			idle = free_cpus;
 		/* The total is the sum of the parts, exactly. */
 		double b = (double)value * idle / working;

@@ -65,11 +65,13 @@ int culprit_block_begin(struct culprit_block *w, enum culprit_block_kind kind,
 	/* Not our own waits: those of the sample handler (libunwind takes
 	 * locks), of a capture, or of the thread being written out.  Nor a
 	 * thread whose state a runtime declares (an OpenMP worker): its
-	 * runtime locks and sleeps in its own way, and says so itself. */
+	 * runtime locks and sleeps in its own way, and says so itself, but
+	 * knows nothing of waits for other processes (MPI ranks). */
 	if (!t || !culprit_config.waits || culprit_measuring ||
+	    (unsigned)cause >= CULPRIT_IDLE_CAUSES ||
 	    atomic_load_explicit(&t->state, memory_order_relaxed) != THREAD_LIVE ||
 	    workers_state(t, NULL) != CULPRIT_WORKING ||
-	    (!workers_by_default(t) && kind != CULPRIT_BLOCK_MPI))
+	    (!workers_by_default(t) && idle_cause(cause)->blame != IDLE_BLAME_ELSEWHERE))
 		return 0;
 	for (int i = 0; i < ncause_ranges; i++)
 		if ((uintptr_t)object - cause_range[i].lo < cause_range[i].size)

@@ -76,6 +76,7 @@ static int overruled(const struct worker_slot *s)
 
 /* A thread's state in a change's layout: the state in the low 4 bits, the
  * cause above (only idle and waiting states have one). */
+_Static_assert(CULPRIT_IDLE_CAUSES <= 16, "a cause takes 4 bits of a change");
 static unsigned pack(enum culprit_worker_state state, enum culprit_idle_cause cause)
 {
 	int has_cause = state == CULPRIT_IDLE || state == CULPRIT_WAITING;

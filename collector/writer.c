@@ -221,7 +221,7 @@ int writer_thread_file(struct culprit_thread *t, uint32_t reason)
 				continue;
 			culprit_format(cname, sizeof cname, "idle_value:%s:%s",
 				       culprit_config.events[e].name,
-				       culprit_column_names[COL_IDLE_CAUSE + k] + strlen("idleness:"));
+				       idle_cause((unsigned)k)->name);
 			put_counter(&w, cname, (uint64_t)t->idle_cause_value[e][k]);
 		}
 	}

@@ -21,6 +21,8 @@
 
 #include <stdint.h>
 
+#include "idle_causes.h"
+
 #define MFILE_MAGIC "\x89" "CULPRT\n"	/* 8 bytes; \x89 and \n catch text-mode damage */
 #define MFILE_MAGIC_LEN 8
 #define MFILE_VERSION_MAJOR 1
@@ -248,26 +250,34 @@ enum mfile_marker {
  * signed value (0, -1, 1, -2 ... as 0, 1, 2, 3 ...) as a varint. */
 enum mfile_trace_state {
 	MFILE_TRACE_WORK = 0,		/* running the program (its node says where) */
-	MFILE_TRACE_IDLE = 1,		/* 1 + cause: an idle worker (idleness:<cause>) */
 	MFILE_TRACE_MEASUREMENT = 8,	/* in culprit's own work */
-	MFILE_TRACE_IDLE_GIL = 9,	/* idle, waiting for CPython's GIL (minor 5) */
-	MFILE_TRACE_IDLE_MPI = 10,	/* idle, in a blocking MPI call (minor 5) */
-	MFILE_TRACE_STATE_MAX = 10
+	/* The other states are an idle worker's, one per cause: idle_causes.h
+	 * gives each cause's (1 + the cause for the first seven; GIL and MPI,
+	 * minor 5, past the measurement's 8). */
+	MFILE_TRACE_IDLE = 1,
 };
-/* Idle states by cause (plugin.h's enum culprit_idle_cause): 1 + cause for
- * the first seven, then from 9 on, past the measurement's 8. */
-#define MFILE_TRACE_IDLE_FIRST 7
+/* The largest state: a union's size is its largest member's. */
+union mfile_trace_idle_states {
+#define MFILE_TRACE_IDLE_STATE(id, name, state, ...) char id[state];
+	CULPRIT_IDLE_CAUSE_TABLE(MFILE_TRACE_IDLE_STATE)
+#undef MFILE_TRACE_IDLE_STATE
+	char measurement[MFILE_TRACE_MEASUREMENT];
+};
+#define MFILE_TRACE_STATE_MAX ((uint32_t)sizeof(union mfile_trace_idle_states))
+/* The state of an idle worker waiting for CAUSE.  async-signal-safe. */
 static inline uint32_t mfile_trace_idle_state(uint32_t cause)
 {
-	return cause < MFILE_TRACE_IDLE_FIRST ? MFILE_TRACE_IDLE + cause
-					      : MFILE_TRACE_IDLE_GIL + (cause - MFILE_TRACE_IDLE_FIRST);
+	return idle_cause(cause)->trace_state;
 }
+/* Every state but work and the measurement's is an idle worker's. */
 static inline int mfile_trace_is_idle(uint32_t state)
 {
-	return (state >= MFILE_TRACE_IDLE && state < MFILE_TRACE_MEASUREMENT) ||
-	       state == MFILE_TRACE_IDLE_GIL || state == MFILE_TRACE_IDLE_MPI;
+	return state != MFILE_TRACE_WORK && state != MFILE_TRACE_MEASUREMENT &&
+	       state <= MFILE_TRACE_STATE_MAX;
 }
 #define MFILE_TRACE_STATE_MASK 0x0fu
+_Static_assert(sizeof(union mfile_trace_idle_states) <= MFILE_TRACE_STATE_MASK,
+	       "a trace state takes the low 4 bits of a record's head");
 #define MFILE_TRACE_HAS_NODE 0x10u
 #define MFILE_TRACE_HAS_COUNTS 0x20u
 #define MFILE_TRACE_HAS_EVENT 0x40u

@@ -964,20 +964,13 @@ const char *mfile_node_kind_name(uint32_t k)
 
 const char *mfile_trace_state_name(uint32_t state)
 {
-	static const char *const idle[MFILE_TRACE_MEASUREMENT - MFILE_TRACE_IDLE] = {
-		"idle:serial", "idle:barrier", "idle:lock", "idle:taskwait",
-		"idle:join", "idle:sleep", "idle:io",
-	};
-	if (state == MFILE_TRACE_IDLE_GIL)
-		return "idle:gil";
-	if (state == MFILE_TRACE_IDLE_MPI)
-		return "idle:mpi";
 	if (state == MFILE_TRACE_WORK)
 		return "work";
 	if (state == MFILE_TRACE_MEASUREMENT)
 		return "measurement";
-	if (mfile_trace_is_idle(state))
-		return idle[state - MFILE_TRACE_IDLE];
+	for (unsigned c = 0; c < CULPRIT_IDLE_CAUSES; c++)
+		if (idle_cause(c)->trace_state == state)
+			return idle_cause(c)->state;
 	return "?";
 }
 

@@ -417,12 +417,17 @@ int dbr_rank_values(struct dbr *r, int64_t id, const char *event, const char *me
 enum dbr_activity {
 	DBR_ACT_WORK,		/* the program's own work */
 	DBR_ACT_OVERHEAD,	/* work in a context classified as overhead */
-	DBR_ACT_IDLE,		/* + cause (CAUSE_* order of schema.h): an idle worker */
-	DBR_ACT_MEASUREMENT = DBR_ACT_IDLE + 9,	/* culprit's own work */
+	DBR_ACT_IDLE,		/* + enum culprit_idle_cause: an idle worker */
+	DBR_ACT_MEASUREMENT = DBR_ACT_IDLE + CULPRIT_IDLE_CAUSES,	/* culprit's own work */
 	DBR_ACTIVITIES
 };
 /* "work", "overhead", "idle:barrier", ... "measurement". */
 const char *dbr_activity_name(int activity);
+/* The activity's mark in a timeline ('#' work, a letter per cause, ...). */
+char dbr_activity_mark(int activity);
+/* What the marks mean, one line in BUF: "# work  + overhead  m culprit
+ * idle: s serial b barrier ..." (about 100 bytes). */
+void dbr_activity_legend(char *buf, size_t size);
 
 struct dbr_timeline_thread {
 	int64_t id, pid, tid;

@@ -7,6 +7,8 @@
 #ifndef CULPRIT_SCHEMA_H
 #define CULPRIT_SCHEMA_H
 
+#include "idle_causes.h"
+
 #define DB_SCHEMA_VERSION 11
 
 /* From schema 6 the values are stored by metric number (context_values)
@@ -83,15 +85,9 @@
 #define MET_OVERHEAD_PREFIX	"overhead:"
 
 /* ---- idleness by cause ---- */
-#define CAUSE_SERIAL		"idleness:serial"	/* serial code ran */
-#define CAUSE_BARRIER		"idleness:barrier"	/* imbalance at barriers */
-#define CAUSE_LOCK		"idleness:lock"		/* waiting for locks */
-#define CAUSE_TASKWAIT		"idleness:taskwait"	/* waiting for child tasks */
-#define CAUSE_JOIN		"idleness:join"		/* waiting for threads to end */
-#define CAUSE_SLEEP		"idleness:sleep"	/* asleep */
-#define CAUSE_IO		"idleness:io"		/* blocked in I/O (--io-idle) */
-#define CAUSE_GIL		"idleness:gil"		/* waiting for CPython's GIL */
-#define CAUSE_MPI		"idleness:mpi"		/* in a blocking MPI call */
+/* "idleness:" then the cause's name (common/idle_causes.h, the one table
+ * of the causes): CAUSE_METRIC(LOCK) is "idleness:lock". */
+#define CAUSE_METRIC(id)	(idle_cause(CULPRIT_IDLE_##id)->metric)
 /* thread_metrics only: the event's value in the thread's own samples
  * while it was idle (a wall-clock event sees it), by cause (schema 4 on). */
 #define MET_WAITED		"waited"

@@ -4,14 +4,9 @@
 #include "internal.h"
 #include "tools.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static const char *const cause_state[] = {
-	"idle:serial", "idle:barrier", "idle:lock", "idle:taskwait",
-	"idle:join", "idle:sleep", "idle:io", "idle:gil", "idle:mpi",
-};
-#define NCAUSES (sizeof cause_state / sizeof cause_state[0])
 
 const char *dbr_activity_name(int a)
 {
@@ -21,9 +16,30 @@ const char *dbr_activity_name(int a)
 		return "overhead";
 	if (a == DBR_ACT_MEASUREMENT)
 		return "measurement";
-	if (a >= DBR_ACT_IDLE && a < DBR_ACT_IDLE + (int)NCAUSES)
-		return cause_state[a - DBR_ACT_IDLE];
+	if (a >= DBR_ACT_IDLE && a < DBR_ACT_MEASUREMENT)
+		return idle_cause((unsigned)(a - DBR_ACT_IDLE))->state;
 	return "?";
+}
+
+char dbr_activity_mark(int a)
+{
+	if (a == DBR_ACT_WORK)
+		return '#';
+	if (a == DBR_ACT_OVERHEAD)
+		return '+';
+	if (a == DBR_ACT_MEASUREMENT)
+		return 'm';
+	if (a >= DBR_ACT_IDLE && a < DBR_ACT_MEASUREMENT)
+		return idle_cause((unsigned)(a - DBR_ACT_IDLE))->mark;
+	return '?';
+}
+
+void dbr_activity_legend(char *buf, size_t size)
+{
+	size_t n = (size_t)snprintf(buf, size, "# work  + overhead  m culprit  idle:");
+	for (unsigned c = 0; c < CULPRIT_IDLE_CAUSES && n < size; c++)
+		n += (size_t)snprintf(buf + n, size - n, " %c %s", idle_cause(c)->mark,
+				      idle_cause(c)->name);
 }
 
 /* The activity a trace row's STATE (and whether its context is
@@ -36,10 +52,8 @@ static int activity(const char *state, int overhead)
 		return overhead ? DBR_ACT_OVERHEAD : DBR_ACT_WORK;
 	if (strcmp(state, "measurement") == 0)
 		return DBR_ACT_MEASUREMENT;
-	for (size_t c = 0; c < NCAUSES; c++)
-		if (strcmp(state, cause_state[c]) == 0)
-			return DBR_ACT_IDLE + (int)c;
-	return -1;
+	int cause = idle_cause_of_state_name(state);
+	return cause >= 0 ? DBR_ACT_IDLE + cause : -1;
 }
 
 /* EVENT's rowid in the events table (the trace's event_id), or -1 after

@@ -669,9 +669,10 @@ static void judge_event(const struct ctree *t, const struct shape *s, uint32_t e
 	if (total <= 0)
 		return;
 	struct ev_metrics m = { d->effort, d->idleness, d->overhead,
-				find_metric(t, ev, CAUSE_SERIAL), find_metric(t, ev, CAUSE_BARRIER),
-				find_metric(t, ev, CAUSE_LOCK), find_metric(t, ev, CAUSE_JOIN),
-				find_metric(t, ev, CAUSE_GIL) };
+				find_metric(t, ev, CAUSE_METRIC(SERIAL)),
+				find_metric(t, ev, CAUSE_METRIC(BARRIER)),
+				find_metric(t, ev, CAUSE_METRIC(LOCK)), find_metric(t, ev, CAUSE_METRIC(JOIN)),
+				find_metric(t, ev, CAUSE_METRIC(GIL)) };
 
 	struct walk w = { .t = t, .s = s };
 	w.c = xcalloc(t->n + 1, sizeof *w.c);

@@ -449,19 +449,6 @@ static const char *const descriptions[][2] = {
 	{ MET_WORK, "the event's measured value in threads that were not idle workers" },
 	{ MET_IDLENESS, "work times idle workers over working workers: idleness blamed on the "
 			"code that ran while other workers idled" },
-	{ CAUSE_SERIAL, "idleness while workers had no parallel work: serial code ran" },
-	{ CAUSE_BARRIER, "idleness while workers waited at a barrier for the rest: load "
-			 "imbalance" },
-	{ CAUSE_LOCK, "idleness while workers waited for a lock or critical section" },
-	{ CAUSE_TASKWAIT, "idleness while workers waited for child tasks to finish" },
-	{ CAUSE_JOIN, "idleness while threads waited for other threads to end (pthread_join)" },
-	{ CAUSE_SLEEP, "idleness while threads slept (nanosleep, usleep, sleep)" },
-	{ CAUSE_IO, "idleness while threads were blocked in I/O (culprit run --io-idle)" },
-	{ CAUSE_GIL, "idleness while Python threads waited for the global interpreter lock: "
-		     "blamed on the code that held it" },
-	{ CAUSE_MPI, "a rank's threads waiting in blocking MPI calls for other ranks (their own "
-		     "time, in thread_metrics' waited:mpi; culprit report --by-rank weighs it "
-		     "against the ranks' imbalance)" },
 	{ MET_OVERHEAD, "work in the parallel runtime rather than the program: instructions "
 			"tagged or matched by an overhead rule" },
 	{ MET_USEFUL, "work minus overhead: the program's own computation" },
@@ -474,6 +461,9 @@ static const char *const descriptions[][2] = {
 /* NAME's description, or OTHERWISE. */
 static const char *description(const char *name, const char *otherwise)
 {
+	int cause = idle_cause_of_metric(name);
+	if (cause >= 0)
+		return idle_cause((unsigned)cause)->description;
 	for (size_t i = 0; i < sizeof descriptions / sizeof *descriptions; i++)
 		if (strcmp(name, descriptions[i][0]) == 0)
 			return descriptions[i][1];

@@ -280,14 +280,8 @@ static void put_verdict(const struct scaling *s, size_t e, size_t u, const struc
 			part = idle;
 		printf("%s %s (%.0f%% of its loss): ", cause, amount(s->r->ch.unit, part),
 		       100 * part / l->total);
-		if (strcmp(cause, CAUSE_SERIAL) == 0)
-			printf("serial phase; parallelize it, or overlap it with parallel work");
-		else if (strcmp(cause, CAUSE_LOCK) == 0)
-			printf("lock contention; shorter critical sections or finer locks");
-		else if (strcmp(cause, CAUSE_BARRIER) == 0 || strcmp(cause, CAUSE_TASKWAIT) == 0)
-			printf("needs more parallelism; finer grain, so idle threads find work");
-		else
-			printf("threads wait; see report --waits");
+		int c = idle_cause_of_metric(cause);
+		printf("%s", c >= 0 ? idle_cause((unsigned)c)->advice : "threads wait; see report --waits");
 	} else if (ovh >= infl) {
 		int k = biggest_part(s, e, u, is_type, &part);
 		if (k < 0)

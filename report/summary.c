@@ -11,42 +11,18 @@
 #include <string.h>
 
 
-/* The causes of idleness, in the summary's order, with their words. */
-static const char *const cause[][2] = {
-	{ CAUSE_SERIAL, "serialization" },
-	{ CAUSE_BARRIER, "imbalance at barriers" },
-	{ CAUSE_LOCK, "synchronization (locks)" },
-	{ CAUSE_TASKWAIT, "waiting for child tasks" },
-	{ CAUSE_JOIN, "waiting for threads to end" },
-	{ CAUSE_SLEEP, "sleeping" },
-	{ CAUSE_IO, "blocked in I/O" },
-	{ CAUSE_GIL, "waiting for the Python GIL" },
-	{ CAUSE_MPI, "waiting in MPI for other ranks" },
-};
-
-/* METRIC's place in the table above (its length: not a cause). */
-static size_t cause_rank(const char *metric)
+/* The order of the summary's rows, as an SQL expression: useful work,
+ * overhead by size, idleness by cause in idle_causes.h's order. */
+static char *summary_order(void)
 {
-	size_t i = 0;
-	while (i < sizeof cause / sizeof *cause && strcmp(metric, cause[i][0]) != 0)
-		i++;
-	return i;
+	char causes[512] = "";
+	size_t n = 0;
+	for (unsigned c = 0; c < CULPRIT_IDLE_CAUSES && n < sizeof causes; c++)
+		n += (size_t)snprintf(causes + n, sizeof causes - n, "WHEN '%s' THEN %u ",
+				      idle_cause(c)->metric, c);
+	return xasprintf("CASE category WHEN 'useful work' THEN 0 WHEN 'overhead' THEN 1 ELSE 2 "
+			 "END, CASE metric %sELSE %d END", causes, CULPRIT_IDLE_CAUSES);
 }
-
-static const char *cause_label(const char *metric)
-{
-	size_t i = cause_rank(metric);
-	return i < sizeof cause / sizeof *cause ? cause[i][1] : NULL;
-}
-
-/* The order of the summary's rows: useful work, overhead by size, idleness
- * by cause. */
-static const char summary_order[] =
-	"CASE category WHEN 'useful work' THEN 0 WHEN 'overhead' THEN 1 ELSE 2 END, "
-	"CASE metric WHEN '" CAUSE_SERIAL "' THEN 0 WHEN '" CAUSE_BARRIER "' THEN 1 "
-	"WHEN '" CAUSE_LOCK "' THEN 2 WHEN '" CAUSE_TASKWAIT "' THEN 3 WHEN '" CAUSE_JOIN "' THEN 4 "
-	"WHEN '" CAUSE_SLEEP "' THEN 5 WHEN '" CAUSE_IO "' THEN 6 WHEN '" CAUSE_GIL "' THEN 7 "
-	"WHEN '" CAUSE_MPI "' THEN 8 ELSE 9 END";
 
 /* The summary's last part: what culprit took, and samples that lost part
  * of their path (databases before schema 3 have none of it). */
@@ -93,10 +69,12 @@ static int put_quality(const struct report *r)
 /* The run's rows: category, part, value and share of all effort. */
 static int put_totals(const struct report *r)
 {
+	char *order = summary_order();
 	char *sql = xasprintf("SELECT category, metric, value, percent FROM " VIEW_EFFORT_SUMMARY
-			      " WHERE event = ? ORDER BY %s, value DESC, metric", summary_order);
+			      " WHERE event = ? ORDER BY %s, value DESC, metric", order);
 	sqlite3_stmt *s = dbr_prepare(r->db, sql);
 	free(sql);
+	free(order);
 	if (!s)
 		return msg_error("%s", dbr_error(r->db));
 	sqlite3_bind_text(s, 1, r->ch.event, -1, SQLITE_STATIC);
@@ -106,7 +84,8 @@ static int put_totals(const struct report *r)
 		const char *cat = (const char *)sqlite3_column_text(s, 0);
 		const char *metric = (const char *)sqlite3_column_text(s, 1);
 		double v = sqlite3_column_double(s, 2), p = sqlite3_column_double(s, 3);
-		const char *label = cause_label(metric);
+		int cause = idle_cause_of_metric(metric);
+		const char *label = cause >= 0 ? idle_cause((unsigned)cause)->label : NULL;
 		int overhead = strcmp(cat, MET_OVERHEAD) == 0;
 		char part[128];
 		snprintf(part, sizeof part, "%s", overhead ? metric + strlen(MET_OVERHEAD_PREFIX)
@@ -129,8 +108,8 @@ static int put_totals(const struct report *r)
 		}
 		if (overhead && v == 0)
 			continue;	/* types of other runtimes */
-		if (v == 0 && cause_rank(metric) >= 4)
-			continue;	/* causes only pthreads programs have */
+		if (v == 0 && (cause < 0 || !idle_cause((unsigned)cause)->shown_always))
+			continue;	/* causes only some programs have */
 		if (no_number) {
 			printf("%-12s %-40s %12s %7s\n", cat, part, "not measured", "");
 			continue;
@@ -169,8 +148,8 @@ static int threads_waited(const struct report *r)
 }
 
 /* The per-thread table's columns: useful work, overhead, the time seen
- * waiting (if any), and the causes of idleness that the run has (the
- * first four always, as OpenMP's). */
+ * waiting (if any), and the causes of idleness that the run has (and
+ * those shown always). */
 struct thread_column {
 	const char *metric, *heading, *part;
 };
@@ -185,11 +164,11 @@ static size_t thread_columns(const struct report *r, struct thread_column *col)
 		col[n++] = (struct thread_column){ MET_WAITED, "waited", "time seen waiting" };
 	if (dbr_idleness_measured(r->db) == 0)
 		return n;	/* no numbers to show */
-	for (size_t i = 0; i < sizeof cause / sizeof *cause; i++) {
-		if (i >= 4 && !(dbr_metric_total(r->db, r->ch.event, cause[i][0], NULL) > 0))
+	for (unsigned c = 0; c < CULPRIT_IDLE_CAUSES; c++) {
+		const struct idle_cause *ic = idle_cause(c);
+		if (!ic->shown_always && !(dbr_metric_total(r->db, r->ch.event, ic->metric, NULL) > 0))
 			continue;
-		col[n++] = (struct thread_column){ cause[i][0], cause[i][0] + strlen("idleness:"),
-						   cause[i][1] };
+		col[n++] = (struct thread_column){ ic->metric, ic->name, ic->label };
 	}
 	return n;
 }
@@ -197,7 +176,7 @@ static size_t thread_columns(const struct report *r, struct thread_column *col)
 /* Each thread, as a share of its own effort. */
 static int put_threads(const struct report *r)
 {
-	struct thread_column col[3 + sizeof cause / sizeof *cause];
+	struct thread_column col[3 + CULPRIT_IDLE_CAUSES];
 	size_t ncol = thread_columns(r, col);
 	char *list = xstrdup("");
 	for (size_t k = 0; k < ncol; k++) {

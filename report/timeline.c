@@ -104,18 +104,11 @@ int report_parallelism(const struct report *r)
  * activity), or a blank without samples. */
 static char mark(const double *v)
 {
-	static const char marks[DBR_ACTIVITIES] = {
-		[DBR_ACT_WORK] = '#', [DBR_ACT_OVERHEAD] = '+',
-		[DBR_ACT_IDLE + 0] = 's', [DBR_ACT_IDLE + 1] = 'b', [DBR_ACT_IDLE + 2] = 'l',
-		[DBR_ACT_IDLE + 3] = 't', [DBR_ACT_IDLE + 4] = 'j', [DBR_ACT_IDLE + 5] = 'z',
-		[DBR_ACT_IDLE + 6] = 'i', [DBR_ACT_IDLE + 7] = 'g',
-		[DBR_ACT_IDLE + 8] = 'w', [DBR_ACT_MEASUREMENT] = 'm',
-	};
 	int best = -1;
 	for (int a = 0; a < DBR_ACTIVITIES; a++)
 		if (v[a] > 0 && (best < 0 || v[a] > v[best]))
 			best = a;
-	return best < 0 ? ' ' : marks[best];
+	return best < 0 ? ' ' : dbr_activity_mark(best);
 }
 
 static void put_timeline_csv(const struct report *r, const struct dbr_timeline *t)
@@ -156,9 +149,10 @@ int report_timeline(const struct report *r)
 	}
 	double width = (t.to - t.from) / t.nbuckets;
 	put_title(r, "timeline");
+	char legend[256];
+	dbr_activity_legend(legend, sizeof legend);
 	printf("%s samples from %.3f to %.3f s, a column each %.4g s; what each thread mostly did:\n"
-	       "# work  + overhead  idle: s serial  b barrier  l lock  t taskwait  j join  z sleep"
-	       "  i io  g gil  w MPI\nm culprit  (blank: no sample)\n\n", r->ch.event, t.from, t.to, width);
+	       "%s\n(blank: no sample)\n\n", r->ch.event, t.from, t.to, width, legend);
 	printf("%-21s %-*.3f%*.3f s\n", "thread", t.nbuckets / 2, t.from,
 	       t.nbuckets - t.nbuckets / 2, t.to);
 	for (size_t k = 0; k < t.nthreads; k++) {

@@ -281,7 +281,7 @@ cells() {
 start tl 80 24 "'$CULPRIT' view tl.db"
 wait_for tl "calling context"
 keys tl t
-check "timeline: t opens the pane, at 80x24" wait_for tl " timeline #work ~culprit"
+check "timeline: t opens the pane, at 80x24" wait_for tl " timeline  # work  [+] overhead  m culprit  idle: s serial"
 # The title can come before the rows (the trace is read after the pane
 # opens; slow under the sanitizers): until both threads' rows are there.
 i=0

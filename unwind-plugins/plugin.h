@@ -35,6 +35,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "idle_causes.h"
+
 #define CULPRIT_PLUGIN_ABI 7
 
 /* One element of a path.  Native frames carry an address, which the core
@@ -185,22 +187,11 @@ enum culprit_worker_state {
 	CULPRIT_WAITING = 3,
 };
 
-/* Why an idle worker waits. */
-enum culprit_idle_cause {
-	CULPRIT_IDLE_SERIAL = 0,	/* no parallel work exists: serial code runs */
-	CULPRIT_IDLE_BARRIER = 1,	/* waiting for others at a barrier: imbalance */
-	CULPRIT_IDLE_LOCK = 2,		/* waiting for a lock or critical section */
-	CULPRIT_IDLE_TASKWAIT = 3,	/* waiting for child tasks */
-	CULPRIT_IDLE_JOIN = 4,		/* waiting for another thread to end */
-	CULPRIT_IDLE_SLEEP = 5,		/* asleep: nanosleep and its relatives */
-	CULPRIT_IDLE_IO = 6,		/* blocked in I/O (only with --io-idle) */
-	CULPRIT_IDLE_GIL = 7,		/* waiting for CPython's global interpreter lock */
-	/* In a blocking MPI call, waiting for other ranks.  Not blamed on the
-	 * process's other threads: the ranks it waits for are elsewhere
-	 * (culprit report --by-rank weighs them). */
-	CULPRIT_IDLE_MPI = 8,
-	CULPRIT_IDLE_CAUSES = 9
-};
+/* Why an idle worker waits: enum culprit_idle_cause, CULPRIT_IDLE_SERIAL,
+ * _BARRIER, _LOCK, _TASKWAIT, _JOIN, _SLEEP, _IO (only with --io-idle),
+ * _GIL (CPython's global interpreter lock) and _MPI (a blocking MPI call,
+ * blamed on no thread of the process), defined with what each means in
+ * common/idle_causes.h. */
 
 /* A plugin's hooks.  Those of the plugins taking part run in the order of
  * the plugins' folder names (C locale), the ending ones (thread_end, fini)

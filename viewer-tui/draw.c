@@ -720,16 +720,19 @@ void draw(struct vui *u)
 	if (u->pane_h) {
 		if (u->pane != PANE_TIMELINE)
 			fill_cache(u, r);
-		char head[256];
+		char head[256], marks[160] = "";
 		/* The details and the source read the database: the whole run's. */
 		int whole = u->pane != PANE_TIMELINE && timeline_range(u, &from, &to);
-		snprintf(head, sizeof head, " %s%s%s%s%s ", u->pane == PANE_DETAIL ? "details"
-			 : u->pane == PANE_TIMELINE ? "timeline" : "source",
+		if (u->pane == PANE_TIMELINE)
+			dbr_activity_legend(marks, sizeof marks);
+		snprintf(head, sizeof head, " %s%s%s%s%s%s ", u->pane == PANE_DETAIL ? "details"
+			 : u->pane == PANE_TIMELINE ? "timeline  " : "source",
 			 u->pane == PANE_SOURCE && r && r->file ? ": " : "",
 			 u->pane == PANE_SOURCE && r && r->file ? r->file : "",
 			 u->pane == PANE_SOURCE ? "  (each line's value, calls included)"
-			 : u->pane == PANE_TIMELINE ? " #work ~culprit  overhead: A-Z by type"
-			   "  idle: .serial, a-z by cause" : "", whole ? "  (the whole run)" : "");
+			 : u->pane == PANE_TIMELINE ? marks : "",
+			 u->pane == PANE_TIMELINE ? "  overhead by type: A-Z" : "",
+			 whole ? "  (the whole run)" : "");
 		fill_line(u->pane_y - 1, A_REVERSE);
 		put(u->pane_y - 1, 0, COLS, head, A_REVERSE | A_BOLD);
 		if (u->pane == PANE_DETAIL)

@@ -133,8 +133,8 @@ static void number_tree(struct vtimeline *t, const struct dbr_tree *tree)
 	}
 }
 
-/* The letter of overhead type NAME: the built-in types' own, '=' for a
- * type of the user's rules. */
+/* The letter of overhead type NAME: the built-in types' own, '+' (as any
+ * overhead) for a type of the user's rules. */
 static char type_letter(const char *name)
 {
 	static const struct {
@@ -148,7 +148,7 @@ static char type_letter(const char *name)
 	for (size_t i = 0; i < sizeof known / sizeof *known; i++)
 		if (strcmp(name, known[i].name) == 0)
 			return known[i].letter;
-	return '=';
+	return '+';
 }
 
 /* Each context's overhead type, as the tree stores it (schema 7 on). */

@@ -13,19 +13,9 @@
 /* A cell's slots: the activities, then overhead by type. */
 #define NSLOTS (DBR_ACTIVITIES + MAX_TYPES)
 
-static const char activity_char[DBR_ACTIVITIES] = {
-	[DBR_ACT_WORK] = '#', [DBR_ACT_OVERHEAD] = '=',
-	/* Idle, by cause: serial, barrier, lock, taskwait, join, sleep, io, gil,
-	 * MPI. */
-	[DBR_ACT_IDLE] = '.', [DBR_ACT_IDLE + 1] = 'b', [DBR_ACT_IDLE + 2] = 'l',
-	[DBR_ACT_IDLE + 3] = 't', [DBR_ACT_IDLE + 4] = 'j', [DBR_ACT_IDLE + 5] = 's',
-	[DBR_ACT_IDLE + 6] = 'i', [DBR_ACT_IDLE + 7] = 'g',
-	[DBR_ACT_IDLE + 8] = 'w', [DBR_ACT_MEASUREMENT] = '~',
-};
-
 static char slot_char(const struct vtimeline *t, int slot)
 {
-	return slot < DBR_ACTIVITIES ? activity_char[slot] : t->type_char[slot - DBR_ACTIVITIES];
+	return slot < DBR_ACTIVITIES ? dbr_activity_mark(slot) : t->type_char[slot - DBR_ACTIVITIES];
 }
 
 static attr_t slot_attr(const struct vui *u, int slot)
