@@ -9,8 +9,7 @@
 struct kids {
 	struct dbr_child *c;
 	size_t n, cap, nmetrics;
-	struct dbr_recipe recipe;	/* schema 6 on: values by number */
-	int by_number;
+	struct dbr_recipe recipe;	/* the values, by metric number */
 };
 
 /* Call sites met among the children, to look through after the scan. */
@@ -79,22 +78,16 @@ static void add_site(struct sites *st, sqlite3_stmt *s, int64_t id)
 	st->s[st->n++] = (struct site){ id, dbr_text(s, 4), sqlite3_column_int(s, 5) };
 }
 
-static int read_children(struct dbr *r, struct kids *k, int64_t parent, const char *event,
-			 const char *const *metrics, const char *site_file, int site_line)
+static int read_children(struct dbr *r, struct kids *k, int64_t parent, const char *site_file,
+			 int site_line)
 {
 #define CHILDREN_SQL(values, which)                                            \
 	"SELECT c.id, c.kind, c.procedure, c.module, c.file, c.line, m.metric, m.inclusive, " \
 	"m.exclusive FROM " TBL_CONTEXTS " c LEFT JOIN " values " m ON m.context_id = c.id " \
 	"AND " which " WHERE c.parent_id = ?2 ORDER BY c.id"
-	sqlite3_stmt *s;
-	if (k->by_number) {
-		/* The stored rows, not the views that compute some of them. */
-		s = dbr_recipe_prepare(r, CHILDREN_SQL("(SELECT context_id, metric_id AS metric, "
-			"inclusive, exclusive FROM %s)", "m.metric IN %s"), &k->recipe);
-	} else {
-		s = dbr_prepare_metrics(r, CHILDREN_SQL(TBL_CONTEXT_METRICS,
-			"m.event = ?1 AND m.metric IN %s"), metrics, k->nmetrics, event);
-	}
+	/* The stored rows, not the views that compute some of them. */
+	sqlite3_stmt *s = dbr_recipe_prepare(r, CHILDREN_SQL("(SELECT context_id, metric_id AS "
+		"metric, inclusive, exclusive FROM %s)", "m.metric IN %s"), &k->recipe);
 	if (!s)
 		return -1;
 	sqlite3_bind_int64(s, 2, parent);
@@ -110,18 +103,10 @@ static int read_children(struct dbr *r, struct kids *k, int64_t parent, const ch
 		}
 		if (!cur || cur->id != id)
 			cur = add_child(k, s, id, site_file, site_line);
-		if (k->by_number) {
-			if (sqlite3_column_type(s, 6) != SQLITE_NULL)
-				dbr_recipe_add(&k->recipe, sqlite3_column_int64(s, 6),
-					       sqlite3_column_double(s, 7), sqlite3_column_double(s, 8),
-					       cur->incl, cur->excl);
-			continue;
-		}
-		int m = dbr_metric_index(metrics, k->nmetrics, (const char *)sqlite3_column_text(s, 6));
-		if (m >= 0) {
-			cur->incl[m] = sqlite3_column_double(s, 7);
-			cur->excl[m] = sqlite3_column_double(s, 8);
-		}
+		if (sqlite3_column_type(s, 6) != SQLITE_NULL)
+			dbr_recipe_add(&k->recipe, sqlite3_column_int64(s, 6),
+				       sqlite3_column_double(s, 7), sqlite3_column_double(s, 8),
+				       cur->incl, cur->excl);
 	}
 	drop_last_if_empty(k);
 	sqlite3_finalize(s);
@@ -129,7 +114,7 @@ static int read_children(struct dbr *r, struct kids *k, int64_t parent, const ch
 		dbr_fail_sql(r);
 	for (size_t i = 0; i < st.n; i++) {
 		if (rc == SQLITE_DONE &&
-		    read_children(r, k, st.s[i].id, event, metrics, st.s[i].file, st.s[i].line) < 0)
+		    read_children(r, k, st.s[i].id, st.s[i].file, st.s[i].line) < 0)
 			rc = SQLITE_ERROR;
 		free(st.s[i].file);
 	}
@@ -140,12 +125,12 @@ static int read_children(struct dbr *r, struct kids *k, int64_t parent, const ch
 int dbr_children(struct dbr *r, int64_t parent, const char *event, const char *const *metrics,
 		 size_t n, struct dbr_child **out, size_t *count)
 {
-	struct kids k = { .nmetrics = n, .by_number = r->schema >= 6 };
+	struct kids k = { .nmetrics = n };
 	*out = NULL;
 	*count = 0;
-	if (k.by_number && dbr_recipe_init(r, event, metrics, n, &k.recipe) < 0)
+	if (dbr_recipe_init(r, event, metrics, n, &k.recipe) < 0)
 		return -1;
-	int rc = read_children(r, &k, parent, event, metrics, NULL, 0);
+	int rc = read_children(r, &k, parent, NULL, 0);
 	dbr_recipe_free(&k.recipe);
 	if (rc < 0) {
 		dbr_children_free(k.c, k.n);
@@ -155,6 +140,12 @@ int dbr_children(struct dbr *r, int64_t parent, const char *event, const char *c
 	*out = k.c;
 	*count = k.n;
 	return rc;
+}
+
+void dbr_child_clear(struct dbr_child *c)
+{
+	free_child(c);
+	memset(c, 0, sizeof *c);
 }
 
 void dbr_children_free(struct dbr_child *c, size_t count)

@@ -13,7 +13,6 @@
 #ifndef CULPRIT_DBREAD_H
 #define CULPRIT_DBREAD_H
 
-#include <sqlite3.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -21,23 +20,8 @@
 
 struct dbr_tree;
 
-struct dbr_event {
-	char *name, *unit;
-};
-
-struct dbr {
-	sqlite3 *db;
-	char *path;
-	int schema;			/* PRAGMA user_version */
-	struct dbr_event *event;	/* in the order prof wrote them */
-	size_t nevents;
-	int64_t ncontexts;
-	struct dbr_tree *tree;		/* read on first need (dbr_tree) */
-	struct strtab *names;		/* names read without the tree */
-	const char **name_by_id;	/* schema 7 on: names.id -> interned */
-	size_t nnames;
-	char *error;			/* the last problem, one line */
-};
+/* An open database: what is in it is read through the functions below. */
+struct dbr;
 
 /* ---- open.c: opening, and what any query needs -------------------------- */
 
@@ -47,27 +31,26 @@ struct dbr {
 struct dbr *dbr_open(const char *path, char *err, size_t errlen);
 void dbr_close(struct dbr *r);
 const char *dbr_error(const struct dbr *r);
+/* The path it was opened from. */
+const char *dbr_file(const struct dbr *r);
+/* Its events, in the order prof wrote them (at least one), and their units. */
+size_t dbr_nevents(const struct dbr *r);
+const char *dbr_event_name(const struct dbr *r, size_t i);
+const char *dbr_event_unit(const struct dbr *r, size_t i);
+/* How many contexts there are: ids 1..N. */
+int64_t dbr_ncontexts(const struct dbr *r);
 
-/* A statement, or NULL after setting the error.  The caller finalizes. */
-sqlite3_stmt *dbr_prepare(struct dbr *r, const char *sql);
-/* Whether the database has a table or view: older schemas lack some. */
-int dbr_has(struct dbr *r, const char *table);
-/* Fails, naming WHAT, unless the database has TABLE (see dbr_has):
- * "made by an older culprit prof, without WHAT; make it again". */
-int dbr_need(struct dbr *r, const char *table, const char *what);
 /* A number from culprit_info, or FALLBACK. */
 double dbr_info_number(struct dbr *r, const char *key, double fallback);
 /* Whether idleness was measured: 1, 0 (no runtime plugin followed the
  * workers' states: the idleness metrics are no measurement), or -1 when
- * the database does not say (before schema 4). */
+ * the database does not say. */
 int dbr_idleness_measured(struct dbr *r);
 /* What to say where idleness was not measured. */
 #define DBR_IDLENESS_UNMEASURED_HOW                                          \
 	"idleness was not measured: no runtime told culprit when its threads waited "  \
 	"(culprit run --no-waits, or a runtime of the program's own); declare its "   \
 	"workers with the runtime API (include/culprit/culprit.h, doc/runtime-api.md)"
-/* A column as a new string, or NULL. */
-char *dbr_text(sqlite3_stmt *s, int i);
 
 /* ---- metric.c: what a reader shows ---------------------------------------- */
 
@@ -94,41 +77,6 @@ int dbr_metric_index(const char *const *metrics, size_t n, const char *name);
  * (no name) are the same as each other. */
 int dbr_same_name(const char *a, const char *b);
 
-/* ---- recipe.c: the stored values that make the metrics asked for ---------- */
-
-/* Metrics the database computes in views (schema 9: effort, useful_work)
- * are read as the stored metrics they come from: each stored metric's
- * value, times a sign, goes into the metrics it makes. */
-struct dbr_use {
-	sqlite3_int64 id;		/* metrics.id, as stored */
-	int k;				/* the metric asked for it goes into */
-	int sign;			/* +1, or -1 for what is subtracted */
-};
-struct dbr_recipe {
-	struct dbr_use *use;		/* by id */
-	size_t nuses;
-	char *ids;			/* the stored ids as an SQL list: "(2,3,4)" */
-	const char *table;		/* the stored values: (context_id, metric_id, ...) */
-	const char *thread_table;	/* ... and per thread */
-};
-/* The recipe for METRICS (N) of EVENT, from schema 6 on (values stored by
- * number).  Returns 0, or -1 with the error set. */
-int dbr_recipe_init(struct dbr *r, const char *event, const char *const *metrics, size_t n,
-		    struct dbr_recipe *rc);
-/* Adds a stored row (metric ID's INCL and EXCL) to the metrics it makes,
- * in OUT_INCL and OUT_EXCL (by the index asked for). */
-void dbr_recipe_add(const struct dbr_recipe *rc, sqlite3_int64 id, double incl, double excl,
-		    double *out_incl, double *out_excl);
-/* SQL that sums metric K over rows of the stored values: "sum(VALUE *
- * CASE ID WHEN 2 THEN 1 ... ELSE 0 END)", numbers only (malloc'd). */
-char *dbr_recipe_sum_sql(const struct dbr_recipe *rc, int k, const char *id_column,
-			 const char *value_column);
-/* SQL_FORMAT with RC's stored table and its ids (the SQL list) for its
- * two %s, prepared; NULL after setting the error. */
-sqlite3_stmt *dbr_recipe_prepare(struct dbr *r, const char *sql_format,
-				 const struct dbr_recipe *rc);
-void dbr_recipe_free(struct dbr_recipe *rc);
-
 /* ---- tree.c: the context tree in memory, and the callers of a frame ------------ */
 
 struct dbr_ctx {
@@ -138,8 +86,7 @@ struct dbr_ctx {
 	char kind;		/* the first letter of its kind: r f i c s */
 	const char *procedure, *module, *file;	/* owned by the tree */
 	int line;
-	/* The native frames folded into it, "a > b"; NULL for none (and
-	 * before schema 5). */
+	/* The native frames folded into it, "a > b"; NULL for none. */
 	const char *folded;
 };
 
@@ -147,9 +94,6 @@ struct dbr_tree {
 	struct dbr_ctx *c;	/* c[id - 1] */
 	size_t n;
 	struct strtab *names;
-	/* Schema 11 on: a frame's exclusive value holds the statements of
-	 * the bodies the compiler outlined from it, under call sites. */
-	int bodies_in_frames;
 	uint8_t *recursive;	/* dbr_recursive's, once asked for */
 };
 
@@ -169,10 +113,8 @@ int dbr_is_frame(char kind);
 const uint8_t *dbr_recursive(struct dbr *r);
 /* Where context index I's exclusive value counts as a frame's own value:
  * I for a frame, inlined frame or root; UINT32_MAX for a statement, whose
- * value is in its frame's already, or a call site (none).  (Before schema
- * 11, a statement of a body the compiler outlined, which hangs under the
- * call site that opened it, was in no frame's value: for such a database
- * it gives the frame holding that call site.) */
+ * value is in its frame's already (the bodies the compiler outlined from
+ * it included), or a call site (none). */
 uint32_t dbr_own_frame(const struct dbr_tree *t, uint32_t i);
 /* Calls FN for each context with a value of METRICS (N) for EVENT, in id
  * order, with its inclusive and exclusive values (N each): the stored
@@ -248,6 +190,8 @@ struct dbr_child {
  * without any value are left out. */
 int dbr_children(struct dbr *r, int64_t parent, const char *event, const char *const *metrics,
 		 size_t n, struct dbr_child **out, size_t *count);
+/* Frees C's members (not C). */
+void dbr_child_clear(struct dbr_child *c);
 void dbr_children_free(struct dbr_child *c, size_t count);
 /* The path from the root to ID as "a > [inlined] b > c" (frames and
  * roots); a new string, NULL on failure. */
@@ -297,7 +241,7 @@ int dbr_thread_values(struct dbr *r, int64_t id, const char *event, const char *
 		      int exclusive, struct dbr_spread *out);
 void dbr_spread_free(struct dbr_spread *s);
 
-/* ---- experiments.c: the runs in one database (schema 10 on) ------------------ */
+/* ---- experiments.c: the runs in one database ------------------------------- */
 
 struct dbr_experiment {
 	int64_t id;
@@ -308,8 +252,7 @@ struct dbr_experiment {
 	double cpu;		/* CPU seconds; < 0: not known */
 	int status;		/* exit status as a shell says it; < 0: not known */
 };
-/* The experiments, by id (thread count, then start).  A database from
- * before schema 10 is one experiment, told from its processes and threads. */
+/* The experiments, by id (thread count, then start). */
 int dbr_experiments(struct dbr *r, struct dbr_experiment **out, size_t *count);
 void dbr_experiments_free(struct dbr_experiment *x, size_t count);
 /* The metrics of EVENT in the database's order, into *OUT (N); the caller
@@ -335,7 +278,7 @@ struct dbr_process_end {
 int dbr_process_ends(struct dbr *r, struct dbr_process_end **out, size_t *count);
 void dbr_process_ends_free(struct dbr_process_end *p, size_t count);
 /* By context id - 1: 1 where the code is a runtime's or the system's, not
- * the program's (contexts.runtime, schema 10 on; all 0 before).  The
+ * the program's (contexts.runtime).  The
  * caller frees it. */
 uint8_t *dbr_runtime_code(struct dbr *r);
 
@@ -351,7 +294,7 @@ void dbr_modules_free(struct dbr_module *m, size_t count);
  * at a frequency); 0 when unknown. */
 double dbr_event_period(struct dbr *r, const char *event);
 
-/* ---- tasks.c: task sizes and waits by type (schema 10 on) -------------------- */
+/* ---- tasks.c: task sizes and waits by type --------------------------------- */
 
 #define DBR_TASK_BUCKETS 32
 struct dbr_task_type {
@@ -364,7 +307,7 @@ struct dbr_task_type {
 						 * [2^b, 2^(b+1)) ns */
 };
 /* Every task type of every experiment, by experiment, then most time in
- * all first.  None (0) in a database without tasks or before schema 10. */
+ * all first.  None (0) in a database without tasks. */
 int dbr_task_types(struct dbr *r, struct dbr_task_type **out, size_t *count);
 void dbr_task_types_free(struct dbr_task_type *t, size_t count);
 
@@ -411,7 +354,7 @@ struct dbr_rank_stat {
 int dbr_rank_values(struct dbr *r, int64_t id, const char *event, const char *metric,
 		    int exclusive, struct dbr_rank_stat *out);
 
-/* ---- timeline.c: the samples over time (schema 8 on) ------------------------ */
+/* ---- timeline.c: the samples over time ------------------------------------- */
 
 /* What a thread was doing in a stretch of time, by the samples in it. */
 enum dbr_activity {
@@ -495,5 +438,104 @@ struct dbr_latency {
 int dbr_latency(struct dbr *r, const char *event, int limit, struct dbr_latency **out,
 		size_t *count);
 void dbr_latency_free(struct dbr_latency *l, size_t count);
+
+/* ---- source.c: values by line and by name ---------------------------------- */
+
+/* PROCEDURE's lines in MODULE, by file and line, each a statement row
+ * with its exclusive METRICS (N) of EVENT summed over the line's
+ * contexts (incl = excl).  Free with dbr_children_free. */
+int dbr_procedure_lines(struct dbr *r, const char *event, const char *const *metrics, size_t n,
+			const char *procedure, const char *module, struct dbr_child **out,
+			size_t *count);
+/* Context ID on its own, with its METRICS (N) of EVENT; the caller frees
+ * OUT's members with dbr_child_clear. */
+int dbr_context(struct dbr *r, int64_t id, const char *event, const char *const *metrics,
+		size_t n, struct dbr_child *out);
+/* The lines of PROCEDURE in FILE with their inclusive METRIC of EVENT
+ * summed (statements and call sites), by line.  The caller frees both. */
+int dbr_line_values(struct dbr *r, const char *event, const char *metric, const char *procedure,
+		    const char *file, int **lines, double **values, size_t *count);
+/* Up to MAX frames whose procedure holds WHAT (any case) with inclusive
+ * METRIC of EVENT above 0, the most first, into IDS. */
+int dbr_search(struct dbr *r, const char *event, const char *metric, const char *what,
+	       int64_t *ids, size_t max, size_t *count);
+/* By context id - 1: the overhead type of each context the database
+ * classified ("scheduling"), else NULL; names are R's.  The caller frees
+ * the array; NULL after setting the error. */
+const char **dbr_overhead_types(struct dbr *r);
+
+/* ---- effort.c: where the effort went, and how far to trust it ------------------ */
+
+/* A row of measurement_quality: "samples:partial", 12, "samples", 0.3, ... */
+struct dbr_quality {
+	char *item;
+	double value;
+	char *unit;
+	double percent;
+	char *advice;
+};
+/* Every row, by item. */
+int dbr_quality(struct dbr *r, struct dbr_quality **out, size_t *count);
+void dbr_quality_free(struct dbr_quality *q, size_t count);
+/* ITEM's row among Q (COUNT), or NULL. */
+const struct dbr_quality *dbr_quality_find(const struct dbr_quality *q, size_t count,
+					   const char *item);
+
+/* A part of the effort (the effort_summary view): "useful work",
+ * "overhead" by type, "idleness" by cause. */
+struct dbr_effort_part {
+	char *category, *metric;
+	double value, percent;
+};
+/* EVENT's parts, in the summary's order: useful work, overhead (most
+ * first), idleness by cause (idle_causes.h's order). */
+int dbr_effort_summary(struct dbr *r, const char *event, struct dbr_effort_part **out,
+		       size_t *count);
+void dbr_effort_summary_free(struct dbr_effort_part *p, size_t count);
+
+/* Whether some thread was seen waiting in EVENT's samples (thread_metrics'
+ * waited): 1, 0, or -1 on error. */
+int dbr_threads_waited(struct dbr *r, const char *event);
+
+/* A thread with effort, and its percents of it by the patterns asked for. */
+struct dbr_thread_share {
+	int64_t id, tid;
+	char *name;
+	double effort;
+	double *percent;	/* one per pattern */
+};
+/* The threads with EVENT's effort, by id, each with the sum of its
+ * percents of the metrics matching each of PATTERNS (N; SQL LIKE:
+ * "overhead:%"). */
+int dbr_thread_shares(struct dbr *r, const char *event, const char *const *patterns, size_t n,
+		      struct dbr_thread_share **out, size_t *count);
+void dbr_thread_shares_free(struct dbr_thread_share *t, size_t count);
+
+/* ---- waits.c: where threads blocked, and who kept them waiting ---------------- */
+
+struct dbr_wait_site {
+	char *kind, *cause;		/* "mutex", "lock" */
+	char *procedure, *file, *module;
+	int line;
+	int has_object;
+	int64_t object;			/* the lock's address, the thread joined */
+	int64_t threads, count;
+	double seconds, max_seconds;
+};
+/* The wait sites, longest first. */
+int dbr_wait_sites(struct dbr *r, struct dbr_wait_site **out, size_t *count);
+void dbr_wait_sites_free(struct dbr_wait_site *w, size_t count);
+/* The waits of PROCEDURE (in FILE, NULL: any; at LINE, 0: any) by kind,
+ * longest first: kind, count, seconds and max_seconds set. */
+int dbr_wait_totals(struct dbr *r, const char *procedure, const char *file, int line,
+		    struct dbr_wait_site **out, size_t *count);
+
+struct dbr_top {
+	int64_t context_id;
+	double value;
+};
+/* The LIMIT frames with the most exclusive METRIC of EVENT, most first. */
+int dbr_top_frames(struct dbr *r, const char *event, const char *metric, size_t limit,
+		   struct dbr_top **out, size_t *count);
 
 #endif

@@ -5,30 +5,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Databases from before the scope and runtime columns (schema 2) read
- * with the second: diagnoses of whole contexts, nothing on runtime calls. */
-static const char *const columns[] = {
-	"context_id, rank, diagnosis, advice, effort, effort_percent, idleness_percent, "
-	"overhead_percent, waste_percent, scope, runtime_percent, runtime",
-	"context_id, rank, diagnosis, advice, effort, effort_percent, idleness_percent, "
-	"overhead_percent, waste_percent, 'inclusive', NULL, NULL",
-};
-
 static sqlite3_stmt *prepare(struct dbr *r, const char *where)
 {
-	if (dbr_need(r, TBL_DIAGNOSES, "diagnoses") < 0)
-		return NULL;
-	for (size_t k = 0; k < sizeof columns / sizeof *columns; k++) {
-		char *sql = xasprintf("SELECT %s FROM " TBL_DIAGNOSES " WHERE %s", columns[k], where);
-		sqlite3_stmt *s = NULL;
-		int ok = sqlite3_prepare_v2(r->db, sql, -1, &s, NULL) == SQLITE_OK;
-		free(sql);
-		if (ok)
-			return s;
-		sqlite3_finalize(s);
-	}
-	dbr_fail_sql(r);
-	return NULL;
+	char *sql = xasprintf("SELECT context_id, rank, diagnosis, advice, effort, effort_percent, "
+			      "idleness_percent, overhead_percent, waste_percent, scope, "
+			      "runtime_percent, runtime FROM " TBL_DIAGNOSES " WHERE %s", where);
+	sqlite3_stmt *s = dbr_prepare(r, sql);
+	free(sql);
+	return s;
 }
 
 static void read_row(sqlite3_stmt *s, struct dbr_diagnosis *d)

@@ -1,4 +1,4 @@
-/* experiments.c - the runs one database holds (schema 10: `culprit scale`,
+/* experiments.c - the runs one database holds (`culprit scale`,
  * or `culprit prof` given several runs), and each one's values. */
 #include "internal.h"
 #include "tools.h"
@@ -15,49 +15,12 @@ void dbr_experiments_free(struct dbr_experiment *x, size_t count)
 	free(x);
 }
 
-/* Before schema 10: the whole database is one run; its wall-clock time
- * from its processes, its threads the most alive at once is not worth
- * the query: the thread count. */
-static int one_old_experiment(struct dbr *r, struct dbr_experiment **out, size_t *count)
-{
-	sqlite3_stmt *s = dbr_prepare(r, "SELECT (SELECT max(end_time) - min(start_time) FROM "
-				      TBL_PROCESSES "), (SELECT count(*) FROM " TBL_THREADS "), "
-				      "(SELECT command FROM " TBL_PROCESSES " ORDER BY id LIMIT 1)");
-	if (!s)
-		return -1;
-	if (sqlite3_step(s) != SQLITE_ROW) {
-		sqlite3_finalize(s);
-		return dbr_fail_sql(r);
-	}
-	struct dbr_experiment *x = xcalloc(1, sizeof *x);
-	x->id = 1;
-	x->wall = sqlite3_column_double(s, 0);
-	x->threads = sqlite3_column_int(s, 1);
-	x->command = dbr_text(s, 2);
-	x->label = xasprintf("t%ld", x->threads);
-	x->cpu = -1;
-	x->status = -1;
-	sqlite3_finalize(s);
-	*out = x;
-	*count = 1;
-	return 0;
-}
-
 int dbr_experiments(struct dbr *r, struct dbr_experiment **out, size_t *count)
 {
 	*out = NULL;
 	*count = 0;
-	if (r->schema < 10)
-		return one_old_experiment(r, out, count);
-	/* cores came after the first databases of schema 10. */
-	sqlite3_stmt *s = NULL;
-	if (sqlite3_prepare_v2(r->db, "SELECT id, label, threads, command, wall_time, cpu_time, "
-			       "exit_status, cores FROM " TBL_EXPERIMENTS " ORDER BY id", -1, &s,
-			       NULL) != SQLITE_OK) {
-		sqlite3_finalize(s);
-		s = dbr_prepare(r, "SELECT id, label, threads, command, wall_time, cpu_time, "
-				"exit_status, 0 FROM " TBL_EXPERIMENTS " ORDER BY id");
-	}
+	sqlite3_stmt *s = dbr_prepare(r, "SELECT id, label, threads, command, wall_time, cpu_time, "
+				      "exit_status, cores FROM " TBL_EXPERIMENTS " ORDER BY id");
 	if (!s)
 		return -1;
 	size_t n = 0, cap = 0;
@@ -156,8 +119,6 @@ int dbr_experiment_values(struct dbr *r, int64_t x, size_t nexperiments, const c
 uint8_t *dbr_runtime_code(struct dbr *r)
 {
 	uint8_t *rt = xcalloc((size_t)r->ncontexts + 1, 1);
-	if (r->schema < 10)
-		return rt;
 	sqlite3_stmt *s = dbr_prepare(r, "SELECT id FROM " TBL_CONTEXT_TREE " WHERE runtime = 1");
 	if (!s) {
 		free(rt);

@@ -33,6 +33,31 @@ const char *dbr_error(const struct dbr *r)
 	return r->error ? r->error : "no error";
 }
 
+const char *dbr_file(const struct dbr *r)
+{
+	return r->path;
+}
+
+size_t dbr_nevents(const struct dbr *r)
+{
+	return r->nevents;
+}
+
+const char *dbr_event_name(const struct dbr *r, size_t i)
+{
+	return i < r->nevents ? r->event[i].name : NULL;
+}
+
+const char *dbr_event_unit(const struct dbr *r, size_t i)
+{
+	return i < r->nevents ? r->event[i].unit : NULL;
+}
+
+int64_t dbr_ncontexts(const struct dbr *r)
+{
+	return r->ncontexts;
+}
+
 sqlite3_stmt *dbr_prepare(struct dbr *r, const char *sql)
 {
 	sqlite3_stmt *s = NULL;
@@ -48,28 +73,6 @@ char *dbr_text(sqlite3_stmt *s, int i)
 {
 	const unsigned char *t = sqlite3_column_text(s, i);
 	return t ? xstrdup((const char *)t) : NULL;
-}
-
-int dbr_has(struct dbr *r, const char *table)
-{
-	sqlite3_stmt *s = NULL;
-	int found = 0;
-	if (sqlite3_prepare_v2(r->db, "SELECT 1 FROM sqlite_master WHERE name = ?", -1, &s, NULL) ==
-	    SQLITE_OK) {
-		sqlite3_bind_text(s, 1, table, -1, SQLITE_STATIC);
-		found = sqlite3_step(s) == SQLITE_ROW;
-	}
-	sqlite3_finalize(s);
-	return found;
-}
-
-int dbr_need(struct dbr *r, const char *table, const char *what)
-{
-	if (dbr_has(r, table))
-		return 0;
-	dbr_fail(r, "%s was made by an older culprit prof, without %s; make it again with "
-		 "culprit prof --force", r->path, what);
-	return -1;
 }
 
 double dbr_info_number(struct dbr *r, const char *key, double fallback)
@@ -125,10 +128,27 @@ static int made_by_culprit(sqlite3 *db)
 	return culprit;
 }
 
+/* What to say of a database from an older culprit: one schema is read,
+ * and the measurements it came from make it again. */
+static void older_schema(sqlite3 *db, const char *path, int version, char *err, size_t errlen)
+{
+	sqlite3_stmt *s = NULL;
+	char *dirs = NULL;
+	if (sqlite3_prepare_v2(db, "SELECT value FROM " TBL_INFO " WHERE key = 'measurements'", -1,
+			       &s, NULL) == SQLITE_OK && sqlite3_step(s) == SQLITE_ROW)
+		dirs = dbr_text(s, 0);
+	sqlite3_finalize(s);
+	snprintf(err, errlen, "%s was made by an older culprit (schema %d; this culprit reads "
+		 "schema %d); make it again from its measurements: culprit prof --force -o %s %s",
+		 path, version, DB_SCHEMA_VERSION, path, dirs && *dirs ? dirs : "DIR");
+	free(dirs);
+}
+
 /* Opens PATH and checks that it is a database this culprit reads. */
-static sqlite3 *open_checked(const char *path, char *err, size_t errlen, int *version)
+static sqlite3 *open_checked(const char *path, char *err, size_t errlen)
 {
 	sqlite3 *db = NULL;
+	int version;
 	if (access(path, F_OK) != 0) {
 		snprintf(err, errlen, "%s: no such file; make one with `culprit prof DIR`", path);
 		return NULL;
@@ -140,51 +160,50 @@ static sqlite3 *open_checked(const char *path, char *err, size_t errlen, int *ve
 		sqlite3_close(db);
 		return NULL;
 	}
-	*version = schema_version(db);
-	if (*version < 0)
+	version = schema_version(db);
+	if (version < 0)
 		snprintf(err, errlen, "%s is not an SQLite database (%s)", path, sqlite3_errmsg(db));
 	else if (!made_by_culprit(db))
 		snprintf(err, errlen, "%s is an SQLite database, but not one made by culprit prof",
 			 path);
-	else if (*version > DB_SCHEMA_VERSION)
+	else if (version > DB_SCHEMA_VERSION)
 		snprintf(err, errlen, "%s was made by a newer culprit (schema %d; this culprit reads "
-			 "up to %d); upgrade culprit", path, *version, DB_SCHEMA_VERSION);
-	else if (*version < 1)
-		snprintf(err, errlen, "%s has no culprit schema version; remake it with culprit prof",
-			 path);
+			 "schema %d); upgrade culprit", path, version, DB_SCHEMA_VERSION);
+	else if (version < DB_SCHEMA_VERSION)
+		older_schema(db, path, version, err, errlen);
 	else
 		return db;
 	sqlite3_close(db);
 	return NULL;
 }
 
-/* Whether the tables and views every reader needs are there: a database
+/* Whether the tables and views of the schema are all there: a database
  * that lost one (edited, or damaged) gets one line, not an SQL error. */
-static int check_core(struct dbr *r)
+static int check_tables(struct dbr *r)
 {
-	static const struct {
-		const char *name;
-		int from;	/* the first schema that has it */
-	} core[] = {
-		{ TBL_EVENTS, 1 }, { TBL_METRICS, 1 }, { TBL_THREADS, 1 }, { TBL_CONTEXTS, 1 },
-		{ TBL_CONTEXT_METRICS, 1 }, { TBL_PROCEDURE_METRICS, 1 },
-		{ "context_values", 6 }, { TBL_CONTEXT_TREE, 7 }, { TBL_NAMES, 7 },
-		{ "stored_values", 9 }, { "stored_thread_values", 9 },
-	};
-	for (size_t i = 0; i < sizeof core / sizeof *core; i++) {
-		if (r->schema < core[i].from || dbr_has(r, core[i].name))
+	static const char *const table[] = { DB_TABLES_AND_VIEWS };
+	sqlite3_stmt *s = dbr_prepare(r, "SELECT 1 FROM sqlite_master WHERE name = ?");
+	if (!s)
+		return -1;
+	for (size_t i = 0; i < sizeof table / sizeof *table; i++) {
+		sqlite3_bind_text(s, 1, table[i], -1, SQLITE_STATIC);
+		int found = sqlite3_step(s) == SQLITE_ROW;
+		sqlite3_reset(s);
+		if (found)
 			continue;
 		dbr_fail(r, "%s is damaged: it has no %s; make it again from its measurements with "
-			 "culprit prof --force", r->path, core[i].name);
+			 "culprit prof --force", r->path, table[i]);
+		sqlite3_finalize(s);
 		return -1;
 	}
+	sqlite3_finalize(s);
 	return 0;
 }
 
 /* The events, and how many contexts there are. */
 static int read_outline(struct dbr *r)
 {
-	if (check_core(r) < 0)
+	if (check_tables(r) < 0)
 		return -1;
 	sqlite3_stmt *s = dbr_prepare(r, "SELECT event, unit FROM " TBL_EVENTS " ORDER BY rowid");
 	size_t cap = 0;
@@ -203,11 +222,10 @@ static int read_outline(struct dbr *r)
 	 * else (an id of 2^40) would have them allocate for ids that are not
 	 * there. */
 	int64_t count = 0;
-	/* From schema 7 the stored tree, not the view that names it: the
-	 * count reads every row, and through the view's joins it took 160 ms
-	 * of the viewer's first screen at a million contexts (30 ms so). */
-	s = dbr_prepare(r, r->schema >= 7 ? "SELECT max(id), count(*) FROM " TBL_CONTEXT_TREE
-				       : "SELECT max(id), count(*) FROM " TBL_CONTEXTS);
+	/* The stored tree, not the view that names it: the count reads every
+	 * row, and through the view's joins it took 160 ms of the viewer's
+	 * first screen at a million contexts (30 ms so). */
+	s = dbr_prepare(r, "SELECT max(id), count(*) FROM " TBL_CONTEXT_TREE);
 	if (s && sqlite3_step(s) == SQLITE_ROW) {
 		r->ncontexts = sqlite3_column_int64(s, 0);
 		count = sqlite3_column_int64(s, 1);
@@ -228,14 +246,12 @@ static int read_outline(struct dbr *r)
 
 struct dbr *dbr_open(const char *path, char *err, size_t errlen)
 {
-	int version;
-	sqlite3 *db = open_checked(path, err, errlen, &version);
+	sqlite3 *db = open_checked(path, err, errlen);
 	if (!db)
 		return NULL;
 	struct dbr *r = xcalloc(1, sizeof *r);
 	r->db = db;
 	r->path = xstrdup(path);
-	r->schema = version;
 	if (read_outline(r) < 0) {
 		snprintf(err, errlen, "%s", dbr_error(r));
 		dbr_close(r);

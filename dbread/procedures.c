@@ -80,13 +80,8 @@ int dbr_procedure_frames(struct dbr *r, const struct dbr_procedure *p, const cha
 	if (callers)
 		*callers = NULL;
 	*count = 0;
-#define FRAMES_SQL(values)                                                      \
-	"SELECT c.id, m.metric, m.inclusive, m.exclusive FROM " TBL_CONTEXTS " c JOIN " values \
-	" m ON m.context_id = c.id AND m.event = ?1 AND m.metric IN %s WHERE c.procedure = ?2 " \
-	"AND c.module IS ?3 AND c.file IS ?4 AND c.kind IN ('" KIND_FRAME "', '" KIND_INLINED \
-	"') ORDER BY c.id"
-	/* Schema 7 on: numbers compared in every context, and every value of
-	 * a frame read in one step, its metric found by number here. */
+	/* Numbers compared in every context, and every value of a frame read
+	 * in one step, its metric found by number here. */
 	/* The caller too (dbr_callers' rule), at no extra scan. */
 #define FRAMES_BY_NUMBER_SQL                                                    \
 	"SELECT c.id, v.metric_id, v.inclusive, v.exclusive, k.id, k.kind_id, k.procedure_id " \
@@ -97,18 +92,10 @@ int dbr_procedure_frames(struct dbr *r, const struct dbr_procedure *p, const cha
 	"WHERE c.procedure_id = " NAME_ID("?2") " AND c.module_id IS " NAME_ID("?3")   \
 	" AND c.file_id IS " NAME_ID("?4") " AND c.kind_id IN (SELECT id FROM names "  \
 	"WHERE name IN ('" KIND_FRAME "', '" KIND_INLINED "')) ORDER BY c.id"
-	int by_number = r->schema >= 7;
 	struct dbr_recipe recipe = { 0 };
-	if (by_number && dbr_recipe_init(r, event, metrics, n, &recipe) < 0)
+	if (dbr_recipe_init(r, event, metrics, n, &recipe) < 0)
 		return -1;
-	sqlite3_stmt *s;
-	if (by_number) {
-		s = dbr_recipe_prepare(r, FRAMES_BY_NUMBER_SQL, &recipe);
-	} else {
-		s = dbr_prepare_metrics(r, r->schema >= 6 ? FRAMES_SQL(VALUES_BY_NAME)
-							  : FRAMES_SQL(TBL_CONTEXT_METRICS),
-					metrics, n, event);
-	}
+	sqlite3_stmt *s = dbr_recipe_prepare(r, FRAMES_BY_NUMBER_SQL, &recipe);
 	if (!s) {
 		dbr_recipe_free(&recipe);
 		return -1;
@@ -121,11 +108,6 @@ int dbr_procedure_frames(struct dbr *r, const struct dbr_procedure *p, const cha
 	int rc;
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		int64_t id = sqlite3_column_int64(s, 0);
-		/* By number: every row is one the recipe uses. */
-		int k = by_number ? 0
-			: dbr_metric_index(metrics, n, (const char *)sqlite3_column_text(s, 1));
-		if (k < 0)
-			continue;
 		if (!*count || (*ids)[*count - 1] != id) {
 			grow_array(ids, &cap, *count + 1, sizeof **ids);
 			grow_array(values, &capv, *count + 1, sizeof **values);
@@ -133,7 +115,7 @@ int dbr_procedure_frames(struct dbr *r, const struct dbr_procedure *p, const cha
 			memset(v, 0, sizeof *v);
 			v->incl = xcalloc(n, sizeof *v->incl);
 			v->excl = xcalloc(n, sizeof *v->excl);
-			if (by_number && callers) {
+			if (callers) {
 				grow_array(&of, &capc, *count + 1, sizeof *of);
 				const char *kind = dbr_name(r, sqlite3_column_int64(s, 5));
 				int walk = !kind || (!dbr_is_frame(kind[0]) && kind[0] != KIND_ROOT[0]);
@@ -144,22 +126,15 @@ int dbr_procedure_frames(struct dbr *r, const struct dbr_procedure *p, const cha
 			(*ids)[(*count)++] = id;
 		}
 		struct dbr_procedure *v = &(*values)[*count - 1];
-		if (by_number) {
-			dbr_recipe_add(&recipe, sqlite3_column_int64(s, 1), sqlite3_column_double(s, 2),
-				       sqlite3_column_double(s, 3), v->incl, v->excl);
-		} else {
-			v->incl[k] = sqlite3_column_double(s, 2);
-			v->excl[k] = sqlite3_column_double(s, 3);
-		}
+		/* Every row is one the recipe uses. */
+		dbr_recipe_add(&recipe, sqlite3_column_int64(s, 1), sqlite3_column_double(s, 2),
+			       sqlite3_column_double(s, 3), v->incl, v->excl);
 	}
 	sqlite3_finalize(s);
 	dbr_recipe_free(&recipe);
 	if (rc == SQLITE_DONE && callers) {
-		/* Older schemas, and callers that need a walk, the other way. */
-		if (!by_number)
-			of = xcalloc(*count + 1, sizeof *of);
-		if ((by_number ? dbr_callers_walk(r, *ids, *count, of)
-			       : dbr_callers(r, *ids, *count, of)) < 0)
+		/* Callers that need a walk, the other way. */
+		if (dbr_callers_walk(r, *ids, *count, of) < 0)
 			rc = SQLITE_ERROR;
 	}
 	if (rc == SQLITE_DONE && callers)

@@ -80,7 +80,7 @@ void dbr_rank_spread_free(struct dbr_rank_spread *x, size_t count)
 /* Frames by their own (exclusive) work on each rank: a frame's own is
  * what its statements ran, so the frames that differ are where the ranks'
  * work differs, not every frame above them.  The program's frames: a
- * runtime's or the system's (contexts.runtime, schema 10 on) are left out
+ * runtime's or the system's (contexts.runtime) are left out
  * (an MPI library's or OpenMP runtime's waiting is no work the ranks
  * differ in). */
 static const char spread_sql[] =
@@ -97,7 +97,7 @@ static const char spread_sql[] =
 	"  y.file, y.line "
 	"FROM s JOIN contexts x ON x.id = s.c "
 	"LEFT JOIN contexts y ON y.id = x.parent_id AND y.kind = 'callsite' "
-	"WHERE x.kind = 'frame' AND s.tot > 0 AND %s";
+	"WHERE x.kind = 'frame' AND s.tot > 0 AND x.runtime = 0";
 
 static int by_imbalance(const void *a, const void *b)
 {
@@ -113,9 +113,7 @@ int dbr_rank_spread(struct dbr *r, const char *event, int ranks, struct dbr_rank
 	*count = 0;
 	if (ranks < 1)
 		return 0;
-	char *sql = xasprintf(spread_sql, r->schema >= 10 ? "x.runtime = 0" : "1");
-	sqlite3_stmt *s = dbr_prepare(r, sql);
-	free(sql);
+	sqlite3_stmt *s = dbr_prepare(r, spread_sql);
 	if (!s)
 		return -1;
 	sqlite3_bind_text(s, 1, event, -1, SQLITE_STATIC);

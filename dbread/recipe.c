@@ -1,13 +1,12 @@
 /* recipe.c - which stored values make the metrics a reader asks for.
  *
- * From schema 9 the database stores effort and useful_work only where
+ * The database stores effort and useful_work only where
  * its views cannot compute them: the views add and subtract stored rows
  * (metrics.derived_from, derived_plus, derived_minus).  Those views are
  * compound, and SQLite materializes a compound view that it must join:
  * reading through them takes a second where the stored rows take 50 ms.
  * So culprit's own readers read the stored rows by number and do the same
- * arithmetic here.  Before schema 9 every metric is stored, and a recipe
- * is one stored metric each. */
+ * arithmetic here. */
 #define _GNU_SOURCE
 #include "internal.h"
 #include "tools.h"
@@ -51,12 +50,10 @@ int dbr_recipe_init(struct dbr *r, const char *event, const char *const *metrics
 		    struct dbr_recipe *rc)
 {
 	memset(rc, 0, sizeof *rc);
-	rc->table = r->schema >= 9 ? "stored_values" : "context_values";
-	rc->thread_table = r->schema >= 9 ? "stored_thread_values" : "context_thread_values";
-	sqlite3_stmt *s = dbr_prepare(r, r->schema >= 9
-		? "SELECT id, metric, derived_from, derived_plus, derived_minus FROM " TBL_METRICS
-		  " WHERE event = ?"
-		: "SELECT id, metric, NULL, NULL, NULL FROM " TBL_METRICS " WHERE event = ?");
+	rc->table = "stored_values";
+	rc->thread_table = "stored_thread_values";
+	sqlite3_stmt *s = dbr_prepare(r, "SELECT id, metric, derived_from, derived_plus, "
+				      "derived_minus FROM " TBL_METRICS " WHERE event = ?");
 	if (!s)
 		return -1;
 	sqlite3_bind_text(s, 1, event, -1, SQLITE_STATIC);

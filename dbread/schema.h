@@ -11,7 +11,7 @@
 
 #define DB_SCHEMA_VERSION 11
 
-/* From schema 6 the values are stored by metric number (context_values)
+/* The values are stored by metric number (context_values)
  * and context_metrics is a view that names them row by row.  A reader
  * that joins the values (not as the right side of a LEFT JOIN) or scans
  * them reads this instead: the same columns, the names joined once. */
@@ -20,8 +20,7 @@
 	"v.inclusive AS inclusive, v.exclusive AS exclusive FROM context_values v " \
 	"JOIN metrics m ON m.id = v.metric_id)"
 
-/* From schema 7 the tree is stored with its names by number
- * (context_tree, names).  The id of the name bound as parameter P, for
+/* The tree is stored with its names by number (context_tree, names).  The id of the name bound as parameter P, for
  * comparing with IS: NULL for a null P, -1 for a name not there. */
 #define NAME_ID(p)                                                            \
 	"(CASE WHEN " p " IS NULL THEN NULL ELSE coalesce((SELECT id FROM names " \
@@ -36,28 +35,43 @@
 #define TBL_METRICS		"metrics"
 #define TBL_MODULES		"modules"
 #define TBL_NOTES		"notes"
-#define TBL_CONTEXTS		"contexts"		/* a view from schema 7 */
-#define TBL_CONTEXT_TREE	"context_tree"		/* schema 7 on */
-#define TBL_NAMES		"names"			/* schema 7 on */
-#define TBL_TRACE		"trace"			/* schema 8 on */
-#define TBL_EXPERIMENTS		"experiments"		/* schema 10 on */
-#define TBL_EXPERIMENT_VALUES	"experiment_values"	/* schema 10 on */
-#define VIEW_TASK_TYPES		"task_types"		/* schema 10 on */
-#define VIEW_TASK_HISTOGRAMS	"task_histograms"	/* schema 10 on */
-#define VIEW_PARALLELISM	"parallelism"		/* schema 8 on */
+#define TBL_CONTEXTS		"contexts"
+#define TBL_CONTEXT_TREE	"context_tree"
+#define TBL_NAMES		"names"
+#define TBL_TRACE		"trace"
+#define TBL_EXPERIMENTS		"experiments"
+#define TBL_EXPERIMENT_VALUES	"experiment_values"
+#define VIEW_TASK_TYPES		"task_types"
+#define VIEW_TASK_HISTOGRAMS	"task_histograms"
+#define VIEW_PARALLELISM	"parallelism"
 #define TBL_CONTEXT_METRICS	"context_metrics"
 #define TBL_CONTEXT_THREAD_METRICS "context_thread_metrics"
 #define TBL_PROCEDURE_METRICS	"procedure_metrics"
 #define TBL_THREAD_METRICS	"thread_metrics"
 #define TBL_OVERHEAD_RULES	"overhead_rules"
 #define TBL_MEASUREMENT_QUALITY	"measurement_quality"
-#define TBL_DIAGNOSES		"diagnoses"		/* schema 2 on */
-#define VIEW_EFFORT_SUMMARY	"effort_summary"	/* schema 2 on */
-#define TBL_WAITS		"waits"			/* schema 4 on */
-#define VIEW_WAIT_SITES		"wait_sites"		/* schema 4 on */
+#define TBL_DIAGNOSES		"diagnoses"
+#define VIEW_EFFORT_SUMMARY	"effort_summary"
+#define TBL_WAITS		"waits"
+#define VIEW_WAIT_SITES		"wait_sites"
 
-/* culprit_info's word on idleness (schema 4 on; absent: unknown): whether
- * some runtime plugin followed the workers' states. */
+/* Every table and view of the schema, which a reader may expect to find:
+ * culprit prof makes them all, empty where a run has nothing for them. */
+#define DB_TABLES_AND_VIEWS                                                   \
+	"culprit_info", "processes", "experiments", "threads", "thread_counters", \
+	"events", "metrics", "modules", "notes", "names", "context_tree",      \
+	"contexts", "stored_values", "stored_thread_values", "context_values", \
+	"context_thread_values", "experiment_values", "experiment_metrics",    \
+	"value_threads", "context_thread_all", "context_thread_metrics",       \
+	"context_rank_metrics", "context_metrics", "trace", "parallelism",     \
+	"context_parallelism", "procedure_metrics", "waits", "tasks",          \
+	"task_buckets", "task_types", "task_histograms", "thread_metrics",     \
+	"overhead_rules", "measurement_quality", "diagnoses", "context_paths", \
+	"procedure_callers", "wait_sites", "thread_summary", "effort_summary", \
+	"thread_effort_summary", "procedure_overhead"
+
+/* culprit_info's word on idleness: whether some runtime plugin followed
+ * the workers' states. */
 #define INFO_IDLENESS_KEY	"idleness"
 #define INFO_IDLENESS_MEASURED	"measured"
 #define INFO_IDLENESS_UNMEASURED "not measured"
@@ -89,7 +103,7 @@
  * of the causes): CAUSE_METRIC(LOCK) is "idleness:lock". */
 #define CAUSE_METRIC(id)	(idle_cause(CULPRIT_IDLE_##id)->metric)
 /* thread_metrics only: the event's value in the thread's own samples
- * while it was idle (a wall-clock event sees it), by cause (schema 4 on). */
+ * while it was idle (a wall-clock event sees it), by cause. */
 #define MET_WAITED		"waited"
 #define MET_WAITED_PREFIX	"waited:"
 

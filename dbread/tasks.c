@@ -1,4 +1,4 @@
-/* tasks.c - task sizes and waiting times by task type (schema 10 on): the
+/* tasks.c - task sizes and waiting times by task type: the
  * views task_types and task_histograms. */
 #include "internal.h"
 #include "tools.h"
@@ -56,8 +56,6 @@ int dbr_task_types(struct dbr *r, struct dbr_task_type **out, size_t *count)
 {
 	*out = NULL;
 	*count = 0;
-	if (r->schema < 10 || !dbr_has(r, VIEW_TASK_TYPES))
-		return 0;
 	sqlite3_stmt *s = dbr_prepare(r, "SELECT experiment_id, procedure, file, line, module, "
 				      "site, tasks, size, wait FROM " VIEW_TASK_TYPES
 				      " ORDER BY experiment_id, size DESC");

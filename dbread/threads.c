@@ -18,29 +18,7 @@ static sqlite3_stmt *prepare_for(struct dbr *r, const char *sql, int64_t id, con
 	return s;
 }
 
-/* The mean, minimum, maximum and deviation prof computed over threads. */
-static int read_spread_before_6(struct dbr *r, int64_t id, const char *event,
-				const char *metric, const char *which, struct dbr_spread *out)
-{
-	char *sql = xasprintf("SELECT %s_mean, %s_min, %s_max, %s_stddev FROM " TBL_CONTEXT_METRICS
-			      " WHERE context_id = ?1 AND event = ?2 AND metric = ?3",
-			      which, which, which, which);
-	sqlite3_stmt *s = prepare_for(r, sql, id, event, metric);
-	free(sql);
-	if (!s)
-		return -1;
-	if (sqlite3_step(s) == SQLITE_ROW) {
-		out->have = 1;
-		out->mean = sqlite3_column_double(s, 0);
-		out->min = sqlite3_column_double(s, 1);
-		out->max = sqlite3_column_double(s, 2);
-		out->stddev = sqlite3_column_double(s, 3);
-	}
-	sqlite3_finalize(s);
-	return 0;
-}
-
-/* From schema 6 the statistics are a view's, which reads every row of a
+/* The statistics are a view's, which reads every row of a
  * metric to answer for one context (seconds on a large database): the
  * same figures from the context's own per-thread rows.  Over all threads
  * with values anywhere (culprit_info.value_threads): a thread without a
@@ -48,8 +26,6 @@ static int read_spread_before_6(struct dbr *r, int64_t id, const char *event,
 static int read_spread(struct dbr *r, int64_t id, const char *event, const char *metric,
 		       const char *which, struct dbr_spread *out)
 {
-	if (r->schema < 6)
-		return read_spread_before_6(r, id, event, metric, which, out);
 	char *sql = xasprintf("SELECT %s, (SELECT CAST(value AS REAL) FROM " TBL_INFO
 			      " WHERE key = 'value_threads') FROM " TBL_CONTEXT_THREAD_METRICS
 			      " WHERE context_id = ?1 AND event = ?2 AND metric = ?3", which);

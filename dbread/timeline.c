@@ -1,6 +1,6 @@
 /* timeline.c - the samples over time: what each thread did in each
  * stretch of a range, the parallelism profile, and the latency by
- * procedure (schema 8's trace table and parallelism view). */
+ * procedure (the trace table and parallelism view). */
 #include "internal.h"
 #include "tools.h"
 
@@ -60,8 +60,6 @@ static int activity(const char *state, int overhead)
  * setting the error: also for a database without a trace. */
 static int64_t trace_event(struct dbr *r, const char *event)
 {
-	if (dbr_need(r, TBL_TRACE, "the trace") < 0)
-		return -1;
 	sqlite3_stmt *s = dbr_prepare(r, "SELECT rowid FROM " TBL_EVENTS " WHERE event = ?");
 	if (!s)
 		return -1;

@@ -30,12 +30,6 @@ static void link_children(struct dbr_tree *t)
 	}
 }
 
-static const char *name(struct dbr_tree *t, sqlite3_stmt *s, int i)
-{
-	const unsigned char *v = sqlite3_column_text(s, i);
-	return strtab_get(t->names, strtab_intern(t->names, (const char *)v));
-}
-
 /* A new tree of R's contexts, none linked yet. */
 static struct dbr_tree *tree_new(struct dbr *r)
 {
@@ -75,40 +69,13 @@ static struct dbr_ctx *read_ctx(struct dbr_tree *t, sqlite3_stmt *s)
 	return c;
 }
 
-/* The contexts as the view spells them: every schema. */
-static int read_named(struct dbr *r, struct dbr_tree *t)
-{
-	sqlite3_stmt *s = dbr_prepare(r, r->schema >= 5
-		? "SELECT id, parent_id, depth, kind, procedure, module, file, line, folded FROM "
-		  TBL_CONTEXTS
-		: "SELECT id, parent_id, depth, kind, procedure, module, file, line, NULL FROM "
-		  TBL_CONTEXTS);
-	if (!s)
-		return -1;
-	int rc;
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		struct dbr_ctx *c = read_ctx(t, s);
-		if (!c)
-			continue;
-		const unsigned char *k = sqlite3_column_text(s, 3);
-		c->kind = k ? (char)k[0] : '?';
-		c->procedure = name(t, s, 4);
-		c->module = name(t, s, 5);
-		c->file = name(t, s, 6);
-		c->line = sqlite3_column_int(s, 7);
-		c->folded = sqlite3_column_type(s, 8) == SQLITE_NULL ? NULL : name(t, s, 8);
-	}
-	sqlite3_finalize(s);
-	return rc == SQLITE_DONE ? 0 : dbr_fail_sql(r);
-}
-
 /* The name in id column I of row S (dbr_name), NULL for none. */
 static const char *name_of(struct dbr *r, sqlite3_stmt *s, int i)
 {
 	return dbr_name(r, sqlite3_column_int64(s, i));
 }
 
-/* The contexts as stored from schema 7: names by number, read once. */
+/* The contexts as stored: names by number, read once. */
 static int read_numbered(struct dbr *r, struct dbr_tree *t)
 {
 	sqlite3_stmt *s = dbr_prepare(r, "SELECT id, parent_id, depth, kind_id, procedure_id, "
@@ -135,35 +102,12 @@ static int read_numbered(struct dbr *r, struct dbr_tree *t)
 static struct dbr_tree *read_tree(struct dbr *r)
 {
 	struct dbr_tree *t = tree_new(r);
-	if ((r->schema >= 7 ? read_numbered(r, t) : read_named(r, t)) < 0) {
+	if (read_numbered(r, t) < 0) {
 		dbr_tree_free(t);
 		return NULL;
 	}
-	t->bodies_in_frames = r->schema >= 11;
 	link_children(t);
 	return t;
-}
-
-/* Before schema 6 the values are a table by name. */
-static int tree_values_before_6(struct dbr *r, const char *event, const char *metric,
-				double *incl, double *excl)
-{
-	sqlite3_stmt *s = dbr_prepare(r, "SELECT context_id, inclusive, exclusive FROM "
-				      TBL_CONTEXT_METRICS " WHERE event = ? AND metric = ?");
-	if (!s)
-		return -1;
-	sqlite3_bind_text(s, 1, event, -1, SQLITE_STATIC);
-	sqlite3_bind_text(s, 2, metric, -1, SQLITE_STATIC);
-	int rc;
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		sqlite3_int64 id = id_index(s, 0);
-		if (id < 0 || id >= r->ncontexts)
-			continue;
-		incl[id] = sqlite3_column_double(s, 1);
-		excl[id] = sqlite3_column_double(s, 2);
-	}
-	sqlite3_finalize(s);
-	return rc == SQLITE_DONE ? 0 : dbr_fail_sql(r);
 }
 
 const struct dbr_tree *dbr_tree(struct dbr *r)
@@ -176,8 +120,6 @@ const struct dbr_tree *dbr_tree(struct dbr *r)
 int dbr_tree_values(struct dbr *r, const char *event, const char *metric, double *incl,
 		    double *excl)
 {
-	if (r->schema < 6)
-		return tree_values_before_6(r, event, metric, incl, excl);
 	struct dbr_recipe recipe;
 	if (dbr_recipe_init(r, event, &metric, 1, &recipe) < 0)
 		return -1;
@@ -202,58 +144,36 @@ int dbr_values_by_context(struct dbr *r, const char *event, const char *const *m
 			  dbr_context_values_fn fn, void *arg)
 {
 	double *incl = xcalloc(n + 1, sizeof *incl), *excl = xcalloc(n + 1, sizeof *excl);
-	int rc = 0;
-	if (r->schema < 6) {
-		/* No stored order to stream in: the whole metric, then each
-		 * context (databases of before schema 6 are small). */
-		size_t nc = (size_t)r->ncontexts;
-		double *in = xcalloc(n * nc + 1, sizeof *in), *ex = xcalloc(n * nc + 1, sizeof *ex);
-		for (size_t k = 0; k < n && rc == 0; k++)
-			rc = tree_values_before_6(r, event, metrics[k], in + k * nc, ex + k * nc);
-		for (size_t i = 0; i < nc && rc == 0; i++) {
-			int any = 0;
-			for (size_t k = 0; k < n; k++) {
-				incl[k] = in[k * nc + i];
-				excl[k] = ex[k * nc + i];
-				any |= incl[k] != 0 || excl[k] != 0;
-			}
-			if (any)
-				fn(arg, (int64_t)i + 1, incl, excl);
-		}
-		free(in);
-		free(ex);
-	} else {
-		struct dbr_recipe recipe;
-		if (dbr_recipe_init(r, event, metrics, n, &recipe) < 0) {
-			free(incl);
-			free(excl);
-			return -1;
-		}
-		/* The stored values' key order: context, then metric. */
-		sqlite3_stmt *s = dbr_recipe_prepare(r, "SELECT context_id, metric_id, inclusive, "
-						     "exclusive FROM %s WHERE metric_id IN %s "
-						     "ORDER BY context_id", &recipe);
-		int step = SQLITE_ERROR;
-		int64_t at = 0;
-		while (s && (step = sqlite3_step(s)) == SQLITE_ROW) {
-			int64_t id = sqlite3_column_int64(s, 0);
-			if (id < 1 || id > r->ncontexts)
-				continue;
-			if (id != at && at) {
-				fn(arg, at, incl, excl);
-				memset(incl, 0, n * sizeof *incl);
-				memset(excl, 0, n * sizeof *excl);
-			}
-			at = id;
-			dbr_recipe_add(&recipe, sqlite3_column_int64(s, 1), sqlite3_column_double(s, 2),
-				       sqlite3_column_double(s, 3), incl, excl);
-		}
-		if (at && step == SQLITE_DONE)
-			fn(arg, at, incl, excl);
-		sqlite3_finalize(s);
-		dbr_recipe_free(&recipe);
-		rc = !s ? -1 : step == SQLITE_DONE ? 0 : dbr_fail_sql(r);
+	struct dbr_recipe recipe;
+	if (dbr_recipe_init(r, event, metrics, n, &recipe) < 0) {
+		free(incl);
+		free(excl);
+		return -1;
 	}
+	/* The stored values' key order: context, then metric. */
+	sqlite3_stmt *s = dbr_recipe_prepare(r, "SELECT context_id, metric_id, inclusive, "
+					     "exclusive FROM %s WHERE metric_id IN %s "
+					     "ORDER BY context_id", &recipe);
+	int step = SQLITE_ERROR;
+	int64_t at = 0;
+	while (s && (step = sqlite3_step(s)) == SQLITE_ROW) {
+		int64_t id = sqlite3_column_int64(s, 0);
+		if (id < 1 || id > r->ncontexts)
+			continue;
+		if (id != at && at) {
+			fn(arg, at, incl, excl);
+			memset(incl, 0, n * sizeof *incl);
+			memset(excl, 0, n * sizeof *excl);
+		}
+		at = id;
+		dbr_recipe_add(&recipe, sqlite3_column_int64(s, 1), sqlite3_column_double(s, 2),
+			       sqlite3_column_double(s, 3), incl, excl);
+	}
+	if (at && step == SQLITE_DONE)
+		fn(arg, at, incl, excl);
+	sqlite3_finalize(s);
+	dbr_recipe_free(&recipe);
+	int rc = !s ? -1 : step == SQLITE_DONE ? 0 : dbr_fail_sql(r);
 	free(incl);
 	free(excl);
 	return rc;
@@ -261,19 +181,8 @@ int dbr_values_by_context(struct dbr *r, const char *event, const char *const *m
 
 uint32_t dbr_own_frame(const struct dbr_tree *t, uint32_t i)
 {
-	const struct dbr_ctx *c = t->c;
-	if (c[i].kind == KIND_CALLSITE[0])
-		return UINT32_MAX;
-	if (c[i].kind != KIND_STATEMENT[0])
-		return i;
-	if (t->bodies_in_frames)
-		return UINT32_MAX;
-	/* Before schema 11 an outlined body's statements were in no
-	 * frame's value. */
-	uint32_t site = c[i].parent;
-	if (site == UINT32_MAX || c[site].kind != KIND_CALLSITE[0])
-		return UINT32_MAX;
-	return c[site].parent;
+	char kind = t->c[i].kind;
+	return kind == KIND_CALLSITE[0] || kind == KIND_STATEMENT[0] ? UINT32_MAX : i;
 }
 
 int dbr_is_frame(char kind)
@@ -299,36 +208,21 @@ int64_t dbr_caller(struct dbr *r, int64_t id)
 #define CALLERS_CHUNK 500
 
 /* The caller of each context asked for: the frame or root above it, or
- * above its call site.  Schema 7 on by numbers, with the names read once
- * (dbr_name); before, through the contexts table. */
+ * above its call site, by numbers, with the names read once (dbr_name). */
 static sqlite3_stmt *prepare_callers(struct dbr *r)
 {
 	char *sql = xmalloc(600 + CALLERS_CHUNK * 2);
-	char *p = sql + sprintf(sql, r->schema >= 7
-		? "SELECT f.id, k.id, k.kind_id, k.procedure_id FROM " TBL_CONTEXT_TREE " f "
-		  "JOIN " TBL_CONTEXT_TREE " s ON s.id = f.parent_id "
-		  "JOIN " TBL_CONTEXT_TREE " k ON k.id = CASE WHEN s.kind_id IN (SELECT id FROM "
-		  TBL_NAMES " WHERE name IN ('" KIND_CALLSITE "', '" KIND_STATEMENT "')) "
-		  "THEN s.parent_id ELSE s.id END WHERE f.id IN ("
-		: "SELECT f.id, k.id, k.kind, k.procedure FROM " TBL_CONTEXTS " f "
-		  "JOIN " TBL_CONTEXTS " s ON s.id = f.parent_id "
-		  "JOIN " TBL_CONTEXTS " k ON k.id = CASE WHEN s.kind IN ('" KIND_CALLSITE "', '"
-		  KIND_STATEMENT "') THEN s.parent_id ELSE s.id END WHERE f.id IN (");
+	char *p = sql + sprintf(sql, "SELECT f.id, k.id, k.kind_id, k.procedure_id FROM "
+				TBL_CONTEXT_TREE " f JOIN " TBL_CONTEXT_TREE " s ON s.id = f.parent_id "
+				"JOIN " TBL_CONTEXT_TREE " k ON k.id = CASE WHEN s.kind_id IN (SELECT "
+				"id FROM " TBL_NAMES " WHERE name IN ('" KIND_CALLSITE "', '"
+				KIND_STATEMENT "')) THEN s.parent_id ELSE s.id END WHERE f.id IN (");
 	for (size_t i = 0; i < CALLERS_CHUNK; i++)
 		p += sprintf(p, i ? ",?" : "?");
 	strcpy(p, ")");
 	sqlite3_stmt *s = dbr_prepare(r, sql);
 	free(sql);
 	return s;
-}
-
-/* Column I of row S: a name (schema 7 on: its number), interned in R. */
-static const char *row_name(struct dbr *r, sqlite3_stmt *s, int i)
-{
-	if (r->schema >= 7)
-		return dbr_name(r, sqlite3_column_int64(s, i));
-	const char *v = (const char *)sqlite3_column_text(s, i);
-	return v ? strtab_get(r->names, strtab_intern(r->names, v)) : NULL;
 }
 
 /* The callers of IDS (N, at most CALLERS_CHUNK) with statement S.  A
@@ -350,9 +244,9 @@ static int callers_chunk(struct dbr *r, sqlite3_stmt *s, const int64_t *ids, siz
 		while (i < n && ids[i] != id)
 			i++;
 		at = i + 1;
-		const char *kind = row_name(r, s, 2);
+		const char *kind = dbr_name(r, sqlite3_column_int64(s, 2));
 		int walk = !kind || (!dbr_is_frame(kind[0]) && kind[0] != KIND_ROOT[0]);
-		const char *proc = row_name(r, s, 3);
+		const char *proc = dbr_name(r, sqlite3_column_int64(s, 3));
 		for (size_t j = i; j < n; j++) {	/* an id asked for twice */
 			if (ids[j] != id)
 				continue;

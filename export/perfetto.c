@@ -248,10 +248,10 @@ int export_perfetto(const struct export *x)
 		rc = msg_error("%s", dbr_error(x->db));
 		goto out;
 	}
-	for (size_t i = 0; i < x->db->nevents; i++)
-		if (strcmp(x->db->event[i].name, x->event) == 0)
-			p->time_unit = strcmp(x->db->event[i].unit, "ns") == 0 ||
-				       strcmp(x->db->event[i].unit, "seconds") == 0;
+	for (size_t i = 0; i < dbr_nevents(x->db); i++)
+		if (strcmp(dbr_event_name(x->db, i), x->event) == 0)
+			p->time_unit = dbr_same_name(dbr_event_unit(x->db, i), "ns") ||
+				       dbr_same_name(dbr_event_unit(x->db, i), "seconds");
 	fputs("{\"displayTimeUnit\":\"ms\",\"otherData\":{\"producer\":\"culprit\",\"event\":",
 	      x->out);
 	json_string(x->out, x->event);

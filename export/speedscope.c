@@ -153,7 +153,7 @@ int export_speedscope(const struct export *x)
 			rc = write_profile(x, &s, &fr, k, path);
 		}
 		fputs("],\"name\":", f);
-		json_string(f, x->db->path);
+		json_string(f, dbr_file(x->db));
 		fputs(",\"activeProfileIndex\":0,\"exporter\":\"culprit " PACKAGE_VERSION "\"}\n", f);
 		free(path);
 		free(fr.of);

@@ -82,7 +82,7 @@ double pct(const struct report *r, double v)
 void put_title(const struct report *r, const char *view)
 {
 	printf("culprit report: ");
-	put_safe(r->db->path, 60);
+	put_safe(dbr_file(r->db), 60);
 	printf(" (%s)\n", view);
 }
 

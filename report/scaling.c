@@ -85,9 +85,9 @@ static int choose_metrics(struct scaling *s)
 	s->k_ovh = dbr_metric_index(m, s->nm, MET_OVERHEAD);
 	s->k_meas = dbr_metric_index(m, s->nm, MET_MEASUREMENT);
 	if (s->k_effort < 0 || s->k_useful < 0)
-		return msg_error("%s has no effort or useful_work for %s: it was made by a culprit "
-				 "prof older than the scaling report; make it again", s->r->db->path,
-				 s->r->ch.event);
+		return msg_error("%s is damaged: it has no effort or useful_work for %s; make it "
+				 "again from its measurements with culprit prof --force",
+				 dbr_file(s->r->db), s->r->ch.event);
 	return 0;
 }
 
@@ -574,7 +574,7 @@ int report_scaling(const struct report *r)
 		scaling_free(&s);
 		return msg_error("%s holds one run; run the program at several thread counts "
 				 "(culprit scale -t 1,2,4 ...) or give culprit prof several runs' "
-				 "directories", r->db->path);
+				 "directories", dbr_file(r->db));
 	}
 	uint8_t *runtime = dbr_runtime_code(r->db);
 	if (!runtime || choose_metrics(&s) != EXIT_OK) {

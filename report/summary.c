@@ -11,21 +11,8 @@
 #include <string.h>
 
 
-/* The order of the summary's rows, as an SQL expression: useful work,
- * overhead by size, idleness by cause in idle_causes.h's order. */
-static char *summary_order(void)
-{
-	char causes[512] = "";
-	size_t n = 0;
-	for (unsigned c = 0; c < CULPRIT_IDLE_CAUSES && n < sizeof causes; c++)
-		n += (size_t)snprintf(causes + n, sizeof causes - n, "WHEN '%s' THEN %u ",
-				      idle_cause(c)->metric, c);
-	return xasprintf("CASE category WHEN 'useful work' THEN 0 WHEN 'overhead' THEN 1 ELSE 2 "
-			 "END, CASE metric %sELSE %d END", causes, CULPRIT_IDLE_CAUSES);
-}
-
 /* The summary's last part: what culprit took, and samples that lost part
- * of their path (databases before schema 3 have none of it). */
+ * of their path. */
 static int put_quality(const struct report *r)
 {
 	static const char *const label[][2] = {
@@ -39,51 +26,43 @@ static int put_quality(const struct report *r)
 		{ QUALITY_THROTTLED, "  merged (handler throttled)" },
 		{ QUALITY_THREADS_MISSING, "threads missing" },
 	};
-	if (!dbr_has(r->db, TBL_MEASUREMENT_QUALITY))
-		return 0;
-	sqlite3_stmt *s = dbr_prepare(r->db, "SELECT value, unit, percent, advice FROM "
-				      TBL_MEASUREMENT_QUALITY " WHERE item = ?");
-	if (!s)
+	struct dbr_quality *q;
+	size_t nq;
+	if (dbr_quality(r->db, &q, &nq) < 0)
 		return msg_error("%s", dbr_error(r->db));
 	if (!r->csv)
 		printf("\nhow far to trust it, %% of the threads' sampled time or of samples:\n");
 	for (size_t i = 0; i < sizeof label / sizeof label[0]; i++) {
-		sqlite3_bind_text(s, 1, label[i][0], -1, SQLITE_STATIC);
-		if (sqlite3_step(s) == SQLITE_ROW) {
-			double v = sqlite3_column_double(s, 0), p = sqlite3_column_double(s, 2);
-			const char *unit = (const char *)sqlite3_column_text(s, 1);
-			int secs = unit && strcmp(unit, "seconds") == 0;
-			if (r->csv)
-				printf(",,quality,%s,%s,%.9g,%.4f\n", label[i][0], unit ? unit : "", v, p);
-			else if (secs)
-				printf("%-28s %12s s %7.1f\n", label[i][1], amount("seconds", v), p);
-			else
-				printf("%-28s %12.0f   %7.1f\n", label[i][1], v, p);
-		}
-		sqlite3_reset(s);
+		const struct dbr_quality *row = dbr_quality_find(q, nq, label[i][0]);
+		if (!row)
+			continue;
+		const char *unit = row->unit;
+		if (r->csv)
+			printf(",,quality,%s,%s,%.9g,%.4f\n", label[i][0], unit ? unit : "", row->value,
+			       row->percent);
+		else if (dbr_same_name(unit, "seconds"))
+			printf("%-28s %12s s %7.1f\n", label[i][1], amount("seconds", row->value),
+			       row->percent);
+		else
+			printf("%-28s %12.0f   %7.1f\n", label[i][1], row->value, row->percent);
 	}
-	sqlite3_finalize(s);
+	dbr_quality_free(q, nq);
 	return 0;
 }
 
 /* The run's rows: category, part, value and share of all effort. */
 static int put_totals(const struct report *r)
 {
-	char *order = summary_order();
-	char *sql = xasprintf("SELECT category, metric, value, percent FROM " VIEW_EFFORT_SUMMARY
-			      " WHERE event = ? ORDER BY %s, value DESC, metric", order);
-	sqlite3_stmt *s = dbr_prepare(r->db, sql);
-	free(sql);
-	free(order);
-	if (!s)
+	struct dbr_effort_part *part_of;
+	size_t nparts;
+	if (dbr_effort_summary(r->db, r->ch.event, &part_of, &nparts) < 0)
 		return msg_error("%s", dbr_error(r->db));
-	sqlite3_bind_text(s, 1, r->ch.event, -1, SQLITE_STATIC);
 	double sum = 0, psum = 0;
 	int unmeasured = dbr_idleness_measured(r->db) == 0;
-	while (sqlite3_step(s) == SQLITE_ROW) {
-		const char *cat = (const char *)sqlite3_column_text(s, 0);
-		const char *metric = (const char *)sqlite3_column_text(s, 1);
-		double v = sqlite3_column_double(s, 2), p = sqlite3_column_double(s, 3);
+	for (size_t i = 0; i < nparts; i++) {
+		const char *cat = part_of[i].category ? part_of[i].category : "";
+		const char *metric = part_of[i].metric ? part_of[i].metric : "";
+		double v = part_of[i].value, p = part_of[i].percent;
 		int cause = idle_cause_of_metric(metric);
 		const char *label = cause >= 0 ? idle_cause((unsigned)cause)->label : NULL;
 		int overhead = strcmp(cat, MET_OVERHEAD) == 0;
@@ -119,32 +98,12 @@ static int put_totals(const struct report *r)
 		printf("%*s %12s %7.1f\n", 40 - (int)strlen(part) > 0 ? 40 - (int)strlen(part) : 0, "",
 		       amount(r->ch.unit, v), p);
 	}
-	sqlite3_finalize(s);
+	dbr_effort_summary_free(part_of, nparts);
 	if (!r->csv)
 		printf("%-12s %-40s %12s %7.1f\n\n", "total", "", amount(r->ch.unit, sum), psum);
 	if (unmeasured && !r->csv)
 		printf("note: %s\n\n", DBR_IDLENESS_UNMEASURED_HOW);
 	return 0;
-}
-
-/* A thread's share of its own effort in METRIC, as an SQL column. */
-static char *thread_share(const char *metric)
-{
-	return xasprintf("(SELECT sum(percent) FROM " TBL_THREAD_METRICS " m WHERE "
-			 "m.thread_id = t.id AND m.event = e.event AND m.metric LIKE '%s')", metric);
-}
-
-/* Whether some thread was seen waiting in the chosen event's samples. */
-static int threads_waited(const struct report *r)
-{
-	sqlite3_stmt *s = dbr_prepare(r->db, "SELECT 1 FROM " TBL_THREAD_METRICS " WHERE event = ? "
-				      "AND metric = '" MET_WAITED "' AND value > 0 LIMIT 1");
-	if (!s)
-		return 0;
-	sqlite3_bind_text(s, 1, r->ch.event, -1, SQLITE_STATIC);
-	int yes = sqlite3_step(s) == SQLITE_ROW;
-	sqlite3_finalize(s);
-	return yes;
 }
 
 /* The per-thread table's columns: useful work, overhead, the time seen
@@ -160,7 +119,7 @@ static size_t thread_columns(const struct report *r, struct thread_column *col)
 	col[n++] = (struct thread_column){ MET_USEFUL, "useful", "useful work" };
 	col[n++] = (struct thread_column){ MET_OVERHEAD_PREFIX "%", "overhead", "overhead" };
 	/* A wall-clock event saw threads waiting: their own share of it. */
-	if (threads_waited(r))
+	if (dbr_threads_waited(r->db, r->ch.event) > 0)
 		col[n++] = (struct thread_column){ MET_WAITED, "waited", "time seen waiting" };
 	if (dbr_idleness_measured(r->db) == 0)
 		return n;	/* no numbers to show */
@@ -178,23 +137,13 @@ static int put_threads(const struct report *r)
 {
 	struct thread_column col[3 + CULPRIT_IDLE_CAUSES];
 	size_t ncol = thread_columns(r, col);
-	char *list = xstrdup("");
-	for (size_t k = 0; k < ncol; k++) {
-		char *share = thread_share(col[k].metric);
-		char *longer = xasprintf("%s, %s", list, share);
-		free(share);
-		free(list);
-		list = longer;
-	}
-	char *sql = xasprintf("SELECT t.id, t.tid, t.name, e.value%s FROM " TBL_THREADS " t JOIN "
-			      TBL_THREAD_METRICS " e ON e.thread_id = t.id WHERE e.event = ? AND "
-			      "e.metric = '" MET_EFFORT "' AND e.value > 0 ORDER BY t.id", list);
-	free(list);
-	sqlite3_stmt *s = dbr_prepare(r->db, sql);
-	free(sql);
-	if (!s)
+	const char *pattern[3 + CULPRIT_IDLE_CAUSES];
+	for (size_t k = 0; k < ncol; k++)
+		pattern[k] = col[k].metric;
+	struct dbr_thread_share *t;
+	size_t nt;
+	if (dbr_thread_shares(r->db, r->ch.event, pattern, ncol, &t, &nt) < 0)
 		return msg_error("%s", dbr_error(r->db));
-	sqlite3_bind_text(s, 1, r->ch.event, -1, SQLITE_STATIC);
 	if (!r->csv) {
 		int waited = ncol > 2 && strcmp(col[2].metric, MET_WAITED) == 0;
 		printf("per thread, %% of its own effort%s:\n%6s %8s %-16s %10s",
@@ -204,30 +153,27 @@ static int put_threads(const struct report *r)
 			printf(" %8s", col[k].heading);
 		putchar('\n');
 	}
-	while (sqlite3_step(s) == SQLITE_ROW) {
-		int id = sqlite3_column_int(s, 0);
-		const char *name = (const char *)sqlite3_column_text(s, 2);
-		double effort = sqlite3_column_double(s, 3);
+	for (size_t i = 0; i < nt; i++) {
+		const char *name = t[i].name;
 		if (r->csv) {
 			for (size_t k = 0; k < ncol; k++) {
-				printf("%d,", id);
+				printf("%lld,", (long long)t[i].id);
 				put_csv(name);
 				printf(",%s,%s,%s,%.9g,%.4f\n", k == 0 ? "useful work" : k == 1 ? "overhead"
 				       : "idleness", k == 1 ? MET_OVERHEAD : col[k].metric, col[k].part,
-				       effort * sqlite3_column_double(s, 4 + (int)k) / 100,
-				       sqlite3_column_double(s, 4 + (int)k));
+				       t[i].effort * t[i].percent[k] / 100, t[i].percent[k]);
 			}
 			continue;
 		}
-		printf("%6d %8d ", id, sqlite3_column_int(s, 1));
+		printf("%6lld %8lld ", (long long)t[i].id, (long long)t[i].tid);
 		put_safe(name ? name : "", 16);
 		int len = name ? (int)strlen(name) : 0;
-		printf("%*s %10s", len < 16 ? 16 - len : 0, "", amount(r->ch.unit, effort));
+		printf("%*s %10s", len < 16 ? 16 - len : 0, "", amount(r->ch.unit, t[i].effort));
 		for (size_t k = 0; k < ncol; k++)
-			printf(" %8.1f", sqlite3_column_double(s, 4 + (int)k));
+			printf(" %8.1f", t[i].percent[k]);
 		putchar('\n');
 	}
-	sqlite3_finalize(s);
+	dbr_thread_shares_free(t, nt);
 	return 0;
 }
 
@@ -267,8 +213,6 @@ static int put_ends(const struct report *r)
 
 int report_summary(const struct report *r)
 {
-	if (dbr_need(r->db, VIEW_EFFORT_SUMMARY, "the effort metrics") < 0)
-		return msg_error("%s", dbr_error(r->db));
 	if (r->csv)
 		printf("thread_id,thread,category,metric,part,value,percent\n");
 	else {

@@ -135,10 +135,7 @@ int report_tasks(const struct report *r)
 	if (dbr_experiments(r->db, &x, &nx) < 0 || dbr_task_types(r->db, &t, &n) < 0)
 		return msg_error("%s", dbr_error(r->db));
 	int rc = EXIT_OK;
-	if (n == 0 && (r->db->schema < 10 || !dbr_has(r->db, VIEW_TASK_TYPES)))
-		rc = msg_error("%s was made by an older culprit prof, without task sizes; make it "
-			       "again with this culprit prof", r->db->path);
-	else if (n == 0 && r->csv)
+	if (n == 0 && r->csv)
 		put_csv_rows(x, nx, t, n);
 	else if (n == 0) {
 		put_title(r, "tasks");

@@ -17,15 +17,42 @@
 #define TOP_BLAMED 5	/* procedures shown per cause */
 
 /* "procedure (file:line)", or the procedure alone. */
-static void site_label(sqlite3_stmt *s, int col, char *buf, size_t size)
+static void site_label(const struct dbr_wait_site *w, char *buf, size_t size)
 {
-	const char *proc = (const char *)sqlite3_column_text(s, col);
-	const char *file = (const char *)sqlite3_column_text(s, col + 1);
-	if (file)
-		snprintf(buf, size, "%s (%s:%d)", proc ? proc : "?", base_name(file),
-			 sqlite3_column_int(s, col + 2));
+	const char *proc = w->procedure ? w->procedure : "?";
+	if (w->file)
+		snprintf(buf, size, "%s (%s:%d)", proc, base_name(w->file), w->line);
 	else
-		snprintf(buf, size, "%s", proc ? proc : "?");
+		snprintf(buf, size, "%s", proc);
+}
+
+/* A real number as SQLite writes it as text ("1.0", "0.25"). */
+static void put_real(double v)
+{
+	char buf[64];
+	snprintf(buf, sizeof buf, "%.15g", v);
+	printf("%s%s", buf, strpbrk(buf, ".eni") ? "" : ".0");
+}
+
+static void put_site_csv(const struct dbr_wait_site *w)
+{
+	put_csv(w->kind ? w->kind : "");
+	putchar(',');
+	put_csv(w->cause ? w->cause : "");
+	putchar(',');
+	put_csv(w->procedure ? w->procedure : "");
+	putchar(',');
+	put_csv(w->file ? w->file : "");
+	printf(",%d,", w->line);
+	put_csv(w->module ? w->module : "");
+	putchar(',');
+	if (w->has_object)
+		printf("%lld", (long long)w->object);
+	printf(",%lld,%lld,", (long long)w->threads, (long long)w->count);
+	put_real(w->seconds);
+	putchar(',');
+	put_real(w->max_seconds);
+	putchar('\n');
 }
 
 /* The innermost part of PATH ("a > b > c") that fits WIDTH, whole frames. */
@@ -45,10 +72,9 @@ static void put_path_tail(const char *path, int width)
 
 static int put_sites(const struct report *r, char causes[][16], int *ncauses)
 {
-	sqlite3_stmt *s = dbr_prepare(r->db, "SELECT kind, cause, procedure, file, line, module, "
-				      "object, threads, count, seconds, max_seconds FROM "
-				      VIEW_WAIT_SITES " ORDER BY seconds DESC, procedure");
-	if (!s)
+	struct dbr_wait_site *w;
+	size_t n;
+	if (dbr_wait_sites(r->db, &w, &n) < 0)
 		return msg_error("%s", dbr_error(r->db));
 	if (r->csv)
 		printf("kind,cause,procedure,file,line,module,object,threads,count,seconds,"
@@ -56,45 +82,32 @@ static int put_sites(const struct report *r, char causes[][16], int *ncauses)
 	else
 		printf("%-9s %-8s %10s %8s %9s %9s %7s  %s\n", "kind", "cause", "waited s", "count",
 		       "mean ms", "max ms", "threads", "site [object]");
-	int rows = 0;
-	while (sqlite3_step(s) == SQLITE_ROW) {
-		const char *kind = (const char *)sqlite3_column_text(s, 0);
-		const char *cause = (const char *)sqlite3_column_text(s, 1);
-		double secs = sqlite3_column_double(s, 9), max = sqlite3_column_double(s, 10);
-		int64_t count = sqlite3_column_int64(s, 8);
-		rows++;
+	for (size_t i = 0; i < n; i++) {
+		const char *kind = w[i].kind, *cause = w[i].cause;
 		if (cause && *ncauses < 8) {
 			int seen = 0;
-			for (int i = 0; i < *ncauses; i++)
-				seen |= strcmp(causes[i], cause) == 0;
+			for (int k = 0; k < *ncauses; k++)
+				seen |= strcmp(causes[k], cause) == 0;
 			if (!seen)
 				snprintf(causes[(*ncauses)++], 16, "%s", cause);
 		}
 		if (r->csv) {
-			for (int k = 0; k < 11; k++) {
-				if (k)
-					putchar(',');
-				if (sqlite3_column_type(s, k) == SQLITE_TEXT)
-					put_csv((const char *)sqlite3_column_text(s, k));
-				else if (sqlite3_column_type(s, k) != SQLITE_NULL)
-					printf("%s", (const char *)sqlite3_column_text(s, k));
-			}
-			putchar('\n');
+			put_site_csv(&w[i]);
 			continue;
 		}
 		char site[300];
-		site_label(s, 2, site, sizeof site);
-		printf("%-9s %-8s %10.3f %8lld %9.3f %9.3f %7d  ", kind ? kind : "?",
-		       cause ? cause : "?", secs, (long long)count,
-		       count ? 1e3 * secs / (double)count : 0, 1e3 * max, sqlite3_column_int(s, 7));
+		site_label(&w[i], site, sizeof site);
+		printf("%-9s %-8s %10.3f %8lld %9.3f %9.3f %7lld  ", kind ? kind : "?",
+		       cause ? cause : "?", w[i].seconds, (long long)w[i].count,
+		       w[i].count ? 1e3 * w[i].seconds / (double)w[i].count : 0,
+		       1e3 * w[i].max_seconds, (long long)w[i].threads);
 		put_safe(site, 60);
-		if (sqlite3_column_type(s, 6) != SQLITE_NULL && strcmp(kind, "join") != 0 &&
-		    strcmp(kind, "io") != 0)
-			printf(" [%#llx]", (unsigned long long)sqlite3_column_int64(s, 6));
+		if (w[i].has_object && !dbr_same_name(kind, "join") && !dbr_same_name(kind, "io"))
+			printf(" [%#llx]", (unsigned long long)w[i].object);
 		putchar('\n');
 	}
-	sqlite3_finalize(s);
-	if (!rows && !r->csv)
+	dbr_wait_sites_free(w, n);
+	if (!n && !r->csv)
 		printf("(no thread blocked while working)\n");
 	return 0;
 }
@@ -103,14 +116,6 @@ static int put_sites(const struct report *r, char causes[][16], int *ncauses)
  * threads waited for it: their exclusive idleness of that cause. */
 static int put_blamed(const struct report *r, char causes[][16], int ncauses)
 {
-	/* Frames' exclusive values include their lines'. */
-	sqlite3_stmt *s = dbr_prepare(r->db, "SELECT m.context_id, m.exclusive FROM "
-				      TBL_CONTEXT_METRICS " m JOIN " TBL_CONTEXTS " c ON c.id = "
-				      "m.context_id WHERE m.event = ? AND m.metric = ? AND "
-				      "m.exclusive > 0 AND c.kind IN ('" KIND_FRAME "', '"
-				      KIND_INLINED "') ORDER BY m.exclusive DESC LIMIT ?");
-	if (!s)
-		return msg_error("%s", dbr_error(r->db));
 	printf("\nkept waiting by: the code that ran while they waited (%s idleness blamed, "
 	       "by cause)\n", r->ch.event);
 	for (int i = 0; i < ncauses; i++) {
@@ -118,27 +123,24 @@ static int put_blamed(const struct report *r, char causes[][16], int ncauses)
 		snprintf(metric, sizeof metric, "idleness:%.15s", causes[i]);
 		double total = dbr_metric_total(r->db, r->ch.event, metric, NULL);
 		printf("  %-8s %10s %s\n", causes[i], amount(r->ch.unit, total), r->ch.unit);
-		sqlite3_bind_text(s, 1, r->ch.event, -1, SQLITE_STATIC);
-		sqlite3_bind_text(s, 2, metric, -1, SQLITE_STATIC);
-		sqlite3_bind_int(s, 3, TOP_BLAMED);
-		while (sqlite3_step(s) == SQLITE_ROW) {
-			double v = sqlite3_column_double(s, 1);
-			char *path = dbr_path(r->db, sqlite3_column_int64(s, 0));
-			printf("    %5.1f%%  ", total > 0 ? 100 * v / total : 0);
+		struct dbr_top *top;
+		size_t n;
+		if (dbr_top_frames(r->db, r->ch.event, metric, TOP_BLAMED, &top, &n) < 0)
+			return msg_error("%s", dbr_error(r->db));
+		for (size_t k = 0; k < n; k++) {
+			char *path = dbr_path(r->db, top[k].context_id);
+			printf("    %5.1f%%  ", total > 0 ? 100 * top[k].value / total : 0);
 			put_path_tail(path ? path : "?", 84);
 			putchar('\n');
 			free(path);
 		}
-		sqlite3_reset(s);
+		free(top);
 	}
-	sqlite3_finalize(s);
 	return 0;
 }
 
 int report_waits(const struct report *r)
 {
-	if (dbr_need(r->db, TBL_WAITS, "the blocking waits") < 0)
-		return msg_error("%s", dbr_error(r->db));
 	if (!r->csv) {
 		put_title(r, "waits");
 		printf("blocking waits of working threads, by call site and object, longest "

@@ -167,12 +167,13 @@ check "percent: context_metrics has inclusive percentages of effort" near "$pct"
 check "percent: report shows overhead as a percentage of effort" \
 	sh -c "grep -q '% of the effort (work + idleness)' ovh.txt && grep -Eq ' (4[2-9]|5[0-8])\.[0-9] .*runtime_bookkeeping' ovh.txt"
 
-# A database from before diagnoses (schema 1 had none): one line, status 1.
+# A database that lost its diagnoses and a view (edited, or damaged): one
+# line, status 1.
 cp tg.db old.db
 sqlite3 old.db "DROP TABLE diagnoses; DROP VIEW effort_summary"
 for what in diagnose summary; do
 	check "report --$what on a database without it: one line that says to remake it" \
-		sh -c "\"$CULPRIT\" report --$what old.db > old.out 2> old.err; [ \$? = 1 ] && [ \$(wc -l < old.err) = 1 ] && grep -q 'older culprit prof.*culprit prof --force' old.err && [ ! -s old.out ]"
+		sh -c "\"$CULPRIT\" report --$what old.db > old.out 2> old.err; [ \$? = 1 ] && [ \$(wc -l < old.err) = 1 ] && grep -q 'damaged: it has no .*culprit prof --force' old.err && [ ! -s old.out ]"
 done
 
 done_testing

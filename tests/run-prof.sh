@@ -131,31 +131,18 @@ check "prof: structure: the per-thread view adds up to the context values everyw
 	[ "$(sql t.db "select count(*) from context_metrics m where abs(m.inclusive - (select sum(inclusive)
 		from context_thread_metrics t where t.context_id = m.context_id and t.event = m.event
 		and t.metric = m.metric)) > 1e-9 * (1 + m.inclusive)")" = 0 ]
-# A database of the previous schema (8: every value stored, in tables named
-# context_values and context_thread_values) reads the same.
-cp t.db v8.db
-sql v8.db "CREATE TABLE cv AS SELECT * FROM context_values;
-	CREATE TABLE ctv AS SELECT * FROM context_thread_values;
-	DROP VIEW context_values; DROP VIEW context_thread_values;
-	CREATE TABLE context_values (context_id INTEGER, metric_id INTEGER, inclusive REAL,
-	  exclusive REAL, PRIMARY KEY (context_id, metric_id)) WITHOUT ROWID;
-	CREATE TABLE context_thread_values (context_id INTEGER, metric_id INTEGER,
-	  thread_id INTEGER, inclusive REAL, exclusive REAL,
-	  PRIMARY KEY (context_id, metric_id, thread_id)) WITHOUT ROWID;
-	INSERT INTO context_values SELECT * FROM cv ORDER BY 1, 2;
-	INSERT INTO context_thread_values SELECT * FROM ctv ORDER BY 1, 2, 3;
-	DROP TABLE cv; DROP TABLE ctv; DROP TABLE stored_values; DROP TABLE stored_thread_values;
-	PRAGMA user_version = 8" > /dev/null
-same=yes
-for args in "" "--metric=effort" "--metric=useful_work --view=callers" "--metric=effort --view=flat"; do
+# A database of an older schema: one schema is read, and every reader says,
+# in one line, how to make the database again from its measurements.
+cp t.db v10.db
+sql v10.db "PRAGMA user_version = 10" > /dev/null
+dir=$(sql t.db "SELECT value FROM culprit_info WHERE key = 'measurements'")
+for cmd in "report" "report --view=flat" "export --format=folded -o /dev/null" "diff t.db"; do
 	# shellcheck disable=SC2086
-	"$CULPRIT" report $args t.db 2>&1 | tail -n +2 > r9.out
-	# shellcheck disable=SC2086
-	"$CULPRIT" report $args v8.db 2>&1 | tail -n +2 > r8.out
-	cmp -s r9.out r8.out || same="no, with '$args'"
+	"$CULPRIT" $cmd v10.db > old.out 2> old.err
+	rc=$?
+	check "prof: '$cmd' on a schema 10 database: status 1, one line naming the schema and the command that remakes it" \
+		sh -c "[ $rc = 1 ] && [ \$(wc -l < old.err) = 1 ] && [ ! -s old.out ] && grep -qF 'older culprit (schema 10; this culprit reads schema 11)' old.err && grep -qF 'culprit prof --force -o v10.db $dir' old.err"
 done
-check "prof: a schema 8 database (every value stored) reports the same as schema 9: $same" \
-	[ "$same" = yes ] && [ "$(sql v8.db 'PRAGMA user_version')" = 8 ] && [ -s r8.out ]
 
 # A deep tree, contexts of one thread: the bytes it takes per context.
 profile deep "$PROGRAMS/recurse" 3000 100000000 > /dev/null

@@ -398,8 +398,9 @@ static void fill_cache(struct vui *u, const struct vrow *r)
 	if (u->pane == PANE_SOURCE) {
 		read_source(r->file);
 		if (r->file)
-			cache.nsampled = model_line_values(u->m, r->procedure, r->file, c->metric,
-							   &cache.sampled, &cache.values);
+			if (model_line_values(u->m, r->procedure, r->file, c->metric,
+					      &cache.sampled, &cache.values, &cache.nsampled) < 0)
+				snprintf(u->status, sizeof u->status, "%s", u->m->error);
 	}
 }
 

@@ -19,15 +19,6 @@ const char *const vmetric_name[VM_COUNT] = {
 	[VM_USEFUL] = MET_USEFUL, [VM_EFFORT] = MET_EFFORT, [VM_SAMPLES] = MET_SAMPLES,
 };
 
-/* The viewer's metrics as an SQL list, for the few queries of its own. */
-#define METRIC_LIST "('" MET_WORK "', '" MET_IDLENESS "', '" MET_OVERHEAD "', '" MET_USEFUL \
-	"', '" MET_EFFORT "', '" MET_SAMPLES "')"
-
-static int metric_index(const char *name)
-{
-	return dbr_metric_index(vmetric_name, VM_COUNT, name);
-}
-
 static const char *event_name(const struct vmodel *m)
 {
 	return m->event[m->ev].name;
@@ -40,86 +31,6 @@ int model_set_error(struct vmodel *m)
 	return -1;
 }
 
-static void set_sql_error(struct vmodel *m, const char *what)
-{
-	free(m->error);
-	m->error = xasprintf("%s: %s", what, sqlite3_errmsg(m->db->db));
-}
-
-static sqlite3_stmt *prepare(struct vmodel *m, const char *sql)
-{
-	sqlite3_stmt *s = dbr_prepare(m->db, sql);
-	if (!s)
-		model_set_error(m);
-	return s;
-}
-
-static void bind_event(struct vmodel *m, sqlite3_stmt *s, int i)
-{
-	sqlite3_bind_text(s, i, event_name(m), -1, SQLITE_STATIC);
-}
-
-/* From schema 6 the values are read as stored, by number (dbr_recipe):
- * the views that name them, and from schema 9 compute effort and
- * useful_work, are far slower to join.  RC gets the recipe for METRICS
- * (N) of the event shown; 0, or -1 after setting the error. */
-static int by_number(struct vmodel *m, const char *const *metrics, size_t n,
-		     struct dbr_recipe *rc)
-{
-	memset(rc, 0, sizeof *rc);
-	if (m->db->schema < 6)
-		return 0;
-	return dbr_recipe_init(m->db, event_name(m), metrics, n, rc) < 0 ? model_set_error(m) : 1;
-}
-
-/* SQL_FORMAT with the stored values' table and the recipe's ids for its
- * two %s, prepared. */
-static sqlite3_stmt *prepare_stored(struct vmodel *m, const char *sql_format,
-				    const struct dbr_recipe *rc)
-{
-	sqlite3_stmt *s = dbr_recipe_prepare(m->db, sql_format, rc);
-	if (!s)
-		model_set_error(m);
-	return s;
-}
-
-/* The viewer's metrics: STORED_SQL (its two %s as prepare_stored's) from
- * schema 6, with *STORED set and RC the recipe; NAMED_SQL before.  NULL
- * after setting the error, RC freed. */
-static sqlite3_stmt *prepare_values(struct vmodel *m, const char *stored_sql,
-				    const char *named_sql, struct dbr_recipe *rc, int *stored)
-{
-	*stored = by_number(m, vmetric_name, VM_COUNT, rc);
-	if (*stored < 0)
-		return NULL;
-	sqlite3_stmt *s = *stored ? prepare_stored(m, stored_sql, rc) : prepare(m, named_sql);
-	if (!s)
-		dbr_recipe_free(rc);
-	return s;
-}
-
-/* A query summing METRIC's inclusive values: STORED_SQL from schema 6,
- * its three %s the sum, the stored values' table and the ids it sums;
- * NAMED_SQL before.  NULL after setting the error. */
-static sqlite3_stmt *prepare_sum(struct vmodel *m, int metric, const char *stored_sql,
-				 const char *named_sql)
-{
-	struct dbr_recipe rc;
-	sqlite3_stmt *s = NULL;
-	int stored = by_number(m, &vmetric_name[metric], 1, &rc);
-	if (stored > 0) {
-		char *sum = dbr_recipe_sum_sql(&rc, 0, "m.metric_id", "m.inclusive");
-		char *sql = xasprintf(stored_sql, sum, rc.table, rc.ids);
-		s = prepare(m, sql);
-		free(sql);
-		free(sum);
-	} else if (stored == 0) {
-		s = prepare(m, named_sql);
-	}
-	dbr_recipe_free(&rc);
-	return s;
-}
-
 int model_open(struct vmodel *m, const char *path, char *err, size_t errlen)
 {
 	memset(m, 0, sizeof *m);
@@ -127,12 +38,13 @@ int model_open(struct vmodel *m, const char *path, char *err, size_t errlen)
 	m->db = dbr_open(path, err, errlen);
 	if (!m->db)
 		return -1;
-	m->nevents = m->db->nevents;
+	m->nevents = dbr_nevents(m->db);
 	m->event = xcalloc(m->nevents, sizeof *m->event);
 	for (size_t i = 0; i < m->nevents; i++) {
 		struct vevent *e = &m->event[i];
-		e->name = xstrdup(m->db->event[i].name);
-		e->unit = xstrdup(m->db->event[i].unit ? m->db->event[i].unit : "");
+		const char *unit = dbr_event_unit(m->db, i);
+		e->name = xstrdup(dbr_event_name(m->db, i));
+		e->unit = xstrdup(unit ? unit : "");
 		for (int k = 0; k < VM_COUNT; k++)
 			e->total[k] = dbr_metric_total(m->db, e->name, vmetric_name[k], NULL);
 		struct dbr_choice ch;
@@ -140,7 +52,7 @@ int model_open(struct vmodel *m, const char *path, char *err, size_t errlen)
 			e->effort = ch.base;
 		dbr_choice_free(&ch);
 	}
-	m->max_id = m->db->ncontexts;
+	m->max_id = dbr_ncontexts(m->db);
 	model_load_diagnoses(m);
 	return 0;
 }
@@ -171,8 +83,10 @@ void model_load_diagnoses(struct vmodel *m)
 	m->ndiag = 0;
 	struct dbr_diagnosis *d;
 	size_t n;
-	if (!dbr_has(m->db, TBL_DIAGNOSES) || dbr_diagnoses(m->db, event_name(m), &d, &n) < 0)
+	if (dbr_diagnoses(m->db, event_name(m), &d, &n) < 0) {
+		model_set_error(m);
 		return;
+	}
 	m->diag_id = xcalloc(n + 1, sizeof *m->diag_id);
 	for (size_t i = 0; i < n; i++)
 		m->diag_id[m->ndiag++] = d[i].context_id;
@@ -406,49 +320,24 @@ static int load_lines(struct vmodel *m, struct vrow *p)
 {
 	if (m->range_incl)
 		return range_lines(m, p);
-#define LINES_SQL(values, which)                                               \
-	"SELECT c.file, c.line, m.metric, sum(m.exclusive) FROM contexts c JOIN " values \
-	" m ON m.context_id = c.id AND " which " WHERE c.procedure = ?2 AND c.module IS ?3 " \
-	"AND c.kind = '" KIND_STATEMENT "' GROUP BY c.file, c.line, m.metric "      \
-	"ORDER BY c.file, c.line"
-	struct dbr_recipe rc;
-	int stored;
-	sqlite3_stmt *s = prepare_values(m, LINES_SQL("(SELECT context_id, metric_id AS metric, "
-		"exclusive FROM %s)", "m.metric IN %s"), LINES_SQL("context_metrics",
-		"m.event = ?1 AND m.metric IN " METRIC_LIST), &rc, &stored);
-	if (!s)
-		return -1;
-	bind_event(m, s, 1);
-	sqlite3_bind_text(s, 2, p->procedure, -1, SQLITE_STATIC);
-	sqlite3_bind_text(s, 3, p->module, -1, SQLITE_STATIC);
-	struct vrow *cur = NULL;
-	int step;
-	while ((step = sqlite3_step(s)) == SQLITE_ROW) {
-		const char *f = (const char *)sqlite3_column_text(s, 0);
-		int line = sqlite3_column_int(s, 1);
-		if (!cur || cur->line != line || !f || !cur->file || strcmp(cur->file, f) != 0) {
-			cur = row_new(p, VK_LINE);
-			cur->file = f ? xstrdup(f) : NULL;
-			cur->line = line;
-			cur->procedure = p->procedure ? xstrdup(p->procedure) : NULL;
-			cur->module = p->module ? xstrdup(p->module) : NULL;
-			cur->leaf = 1;
-			row_add_kid(p, cur);
-		}
-		double sum = sqlite3_column_double(s, 3);
-		if (stored) {
-			dbr_recipe_add(&rc, sqlite3_column_int64(s, 2), sum, sum, cur->incl, cur->excl);
-			continue;
-		}
-		int k = metric_index((const char *)sqlite3_column_text(s, 2));
-		if (k >= 0)
-			cur->incl[k] = cur->excl[k] = sum;
+	struct dbr_child *line;
+	size_t n;
+	if (dbr_procedure_lines(m->db, event_name(m), vmetric_name, VM_COUNT, p->procedure,
+				p->module, &line, &n) < 0)
+		return model_set_error(m);
+	for (size_t i = 0; i < n; i++) {
+		struct vrow *cur = row_new(p, VK_LINE);
+		cur->file = line[i].file ? xstrdup(line[i].file) : NULL;
+		cur->line = line[i].line;
+		cur->procedure = p->procedure ? xstrdup(p->procedure) : NULL;
+		cur->module = p->module ? xstrdup(p->module) : NULL;
+		cur->leaf = 1;
+		memcpy(cur->incl, line[i].incl, sizeof cur->incl);
+		memcpy(cur->excl, line[i].excl, sizeof cur->excl);
+		row_add_kid(p, cur);
 	}
-	if (step != SQLITE_DONE)
-		set_sql_error(m, "reading a procedure's lines");
-	sqlite3_finalize(s);
-	dbr_recipe_free(&rc);
-	return step == SQLITE_DONE ? 0 : -1;
+	dbr_children_free(line, n);
+	return 0;
 }
 
 int model_load_top(struct vmodel *m, enum vview view, struct vrow *root)
@@ -458,37 +347,17 @@ int model_load_top(struct vmodel *m, enum vview view, struct vrow *root)
 	if (view != VIEW_CCT)
 		return load_procedures(m, root);
 	/* The program root itself, then its children. */
-#define ROOT_SQL(values, which)                                                \
-	"SELECT c.id, c.procedure, m.metric, m.inclusive, m.exclusive FROM contexts c "  \
-	"LEFT JOIN " values " m ON m.context_id = c.id AND " which " WHERE c.id = 1"
-	struct dbr_recipe rc;
-	int stored;
-	sqlite3_stmt *s = prepare_values(m, ROOT_SQL("(SELECT context_id, metric_id AS metric, "
-		"inclusive, exclusive FROM %s)", "m.metric IN %s"), ROOT_SQL("context_metrics",
-		"m.event = ?1 AND m.metric IN " METRIC_LIST), &rc, &stored);
-	if (!s)
-		return -1;
-	bind_event(m, s, 1);
+	struct dbr_child c;
+	int rc = dbr_context(m->db, 1, event_name(m), vmetric_name, VM_COUNT, &c);
 	struct vrow *r = row_new(root, VK_ROOT);
 	r->id = 1;
-	while (sqlite3_step(s) == SQLITE_ROW) {
-		if (!r->procedure)
-			r->procedure = dbr_text(s, 1);
-		if (stored) {
-			if (sqlite3_column_type(s, 2) != SQLITE_NULL)
-				dbr_recipe_add(&rc, sqlite3_column_int64(s, 2),
-					       sqlite3_column_double(s, 3),
-					       sqlite3_column_double(s, 4), r->incl, r->excl);
-			continue;
-		}
-		int k = metric_index((const char *)sqlite3_column_text(s, 2));
-		if (k >= 0) {
-			r->incl[k] = sqlite3_column_double(s, 3);
-			r->excl[k] = sqlite3_column_double(s, 4);
-		}
-	}
-	sqlite3_finalize(s);
-	dbr_recipe_free(&rc);
+	r->procedure = c.procedure;
+	c.procedure = NULL;
+	memcpy(r->incl, c.incl, sizeof r->incl);
+	memcpy(r->excl, c.excl, sizeof r->excl);
+	dbr_child_clear(&c);
+	if (rc < 0)
+		return model_set_error(m);
 	row_in_range(m, r);
 	row_add_kid(root, r);
 	r->expanded = 1;
@@ -534,7 +403,10 @@ char *model_diagnosis(struct vmodel *m, int64_t id, char **calls)
 {
 	*calls = NULL;
 	struct dbr_diagnosis d;
-	if (!id || !dbr_has(m->db, TBL_DIAGNOSES) || dbr_diagnosis_of(m->db, event_name(m), id, &d) <= 0)
+	int found = id ? dbr_diagnosis_of(m->db, event_name(m), id, &d) : 0;
+	if (found < 0)
+		model_set_error(m);
+	if (found <= 0)
 		return NULL;
 	char rank[32] = "";
 	if (d.rank)
@@ -564,28 +436,25 @@ static void short_seconds(double sec, char *buf, size_t size)
 
 char *model_waits(struct vmodel *m, const char *procedure, const char *file, int line)
 {
-	if (!procedure || !dbr_has(m->db, VIEW_WAIT_SITES))
+	struct dbr_wait_site *w;
+	size_t n;
+	if (!procedure)
 		return NULL;
-	sqlite3_stmt *s = prepare(m,
-		"SELECT kind, sum(count), sum(seconds), max(max_seconds) FROM " VIEW_WAIT_SITES
-		" WHERE procedure = ?1 AND (?2 IS NULL OR file IS ?2) AND (?3 <= 0 OR line = ?3)"
-		" GROUP BY kind ORDER BY 3 DESC");
-	if (!s)
+	if (dbr_wait_totals(m->db, procedure, file, line, &w, &n) < 0) {
+		model_set_error(m);
 		return NULL;
-	sqlite3_bind_text(s, 1, procedure, -1, SQLITE_STATIC);
-	sqlite3_bind_text(s, 2, file, -1, SQLITE_STATIC);
-	sqlite3_bind_int(s, 3, line);
+	}
 	char out[512] = "";
 	size_t len = 0;
-	while (sqlite3_step(s) == SQLITE_ROW && len + 64 < sizeof out) {
+	for (size_t i = 0; i < n && len + 64 < sizeof out; i++) {
 		char total[32], longest[32];
-		short_seconds(sqlite3_column_double(s, 2), total, sizeof total);
-		short_seconds(sqlite3_column_double(s, 3), longest, sizeof longest);
+		short_seconds(w[i].seconds, total, sizeof total);
+		short_seconds(w[i].max_seconds, longest, sizeof longest);
 		len += (size_t)snprintf(out + len, sizeof out - len, "%s%s %lldx %s (longest %s)",
-					len ? "; " : "", (const char *)sqlite3_column_text(s, 0),
-					sqlite3_column_int64(s, 1), total, longest);
+					len ? "; " : "", w[i].kind ? w[i].kind : "?",
+					(long long)w[i].count, total, longest);
 	}
-	sqlite3_finalize(s);
+	dbr_wait_sites_free(w, n);
 	return len ? xstrdup(out) : NULL;
 }
 
@@ -603,56 +472,19 @@ void model_thread_values(struct vmodel *m, int64_t id, int metric, int exclusive
 		model_set_error(m);
 }
 
-size_t model_line_values(struct vmodel *m, const char *procedure, const char *file, int metric,
-			 int **lines, double **values)
+int model_line_values(struct vmodel *m, const char *procedure, const char *file, int metric,
+		      int **lines, double **values, size_t *count)
 {
-	*lines = NULL;
-	*values = NULL;
-#define LINE_VALUES_SQL(value, values, which)                                  \
-	"SELECT c.line, " value " FROM contexts c JOIN " values " m ON m.context_id = c.id " \
-	"AND " which " WHERE c.procedure = ?3 AND c.kind IN ('statement', 'callsite') AND " \
-	"c.file IS ?4 GROUP BY c.line ORDER BY c.line"
-	sqlite3_stmt *s = prepare_sum(m, metric, LINE_VALUES_SQL("%s", "%s", "m.metric_id IN %s"),
-				      LINE_VALUES_SQL("sum(m.inclusive)", "context_metrics",
-						      "m.event = ?1 AND m.metric = ?2"));
-	if (!s)
-		return 0;
-	bind_event(m, s, 1);
-	sqlite3_bind_text(s, 2, vmetric_name[metric], -1, SQLITE_STATIC);
-	sqlite3_bind_text(s, 3, procedure, -1, SQLITE_STATIC);
-	sqlite3_bind_text(s, 4, file, -1, SQLITE_STATIC);
-	size_t n = 0, cap = 0, capv = 0;
-	while (sqlite3_step(s) == SQLITE_ROW) {
-		grow_array(lines, &cap, n + 1, sizeof **lines);
-		grow_array(values, &capv, n + 1, sizeof **values);
-		(*lines)[n] = sqlite3_column_int(s, 0);
-		(*values)[n] = sqlite3_column_double(s, 1);
-		n++;
-	}
-	sqlite3_finalize(s);
-	return n;
+	if (dbr_line_values(m->db, event_name(m), vmetric_name[metric], procedure, file, lines,
+			    values, count) < 0)
+		return model_set_error(m);
+	return 0;
 }
 
-size_t model_search(struct vmodel *m, const char *what, int metric, int64_t *ids, size_t max)
+int model_search(struct vmodel *m, const char *what, int metric, int64_t *ids, size_t max,
+		 size_t *count)
 {
-	/* Frames with a value above zero: a join, grouped by context. */
-#define SEARCH_SQL(value, values, which)                                       \
-	"SELECT c.id, " value " AS v FROM contexts c JOIN " values " m ON m.context_id = c.id " \
-	"AND " which " WHERE c.kind IN ('frame', 'inlined') AND "                    \
-	"instr(lower(c.procedure), lower(?3)) > 0 GROUP BY c.id HAVING v > 0 "       \
-	"ORDER BY v DESC, c.id LIMIT ?4"
-	size_t n = 0;
-	sqlite3_stmt *s = prepare_sum(m, metric, SEARCH_SQL("%s", "%s", "m.metric_id IN %s"),
-				      SEARCH_SQL("sum(m.inclusive)", "context_metrics",
-						 "m.event = ?1 AND m.metric = ?2"));
-	if (!s)
-		return 0;
-	bind_event(m, s, 1);
-	sqlite3_bind_text(s, 2, vmetric_name[metric], -1, SQLITE_STATIC);
-	sqlite3_bind_text(s, 3, what, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(s, 4, (sqlite3_int64)max);
-	while (sqlite3_step(s) == SQLITE_ROW && n < max)
-		ids[n++] = sqlite3_column_int64(s, 0);
-	sqlite3_finalize(s);
-	return n;
+	if (dbr_search(m->db, event_name(m), vmetric_name[metric], what, ids, max, count) < 0)
+		return model_set_error(m);
+	return 0;
 }

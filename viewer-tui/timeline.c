@@ -151,18 +151,17 @@ static char type_letter(const char *name)
 	return '+';
 }
 
-/* Each context's overhead type, as the tree stores it (schema 7 on). */
-static void read_types(struct vui *u, struct vtimeline *t)
+/* Each context's overhead type, as the tree stores it. */
+static int read_types(struct vui *u, struct vtimeline *t)
 {
 	t->otype = xcalloc(t->nctx + 1, 1);
-	sqlite3_stmt *s = dbr_prepare(u->m->db, "SELECT c.id, n.name FROM " TBL_CONTEXT_TREE
-				      " c JOIN " TBL_NAMES " n ON n.id = c.overhead_id");
-	while (s && sqlite3_step(s) == SQLITE_ROW) {
-		sqlite3_int64 id = sqlite3_column_int64(s, 0);
-		const char *name = (const char *)sqlite3_column_text(s, 1);
-		if (id < 1 || (size_t)id > t->nctx || !name)
+	const char **type = dbr_overhead_types(u->m->db);
+	if (!type)
+		return model_set_error(u->m);
+	for (size_t i = 0; i < t->nctx && i < (size_t)dbr_ncontexts(u->m->db); i++) {
+		if (!type[i])
 			continue;
-		char letter = type_letter(name);
+		char letter = type_letter(type[i]);
 		size_t k = 0;
 		while (k < t->ntypes && t->type_char[k] != letter)
 			k++;
@@ -171,9 +170,10 @@ static void read_types(struct vui *u, struct vtimeline *t)
 				continue;
 			t->type_char[t->ntypes++] = letter;
 		}
-		t->otype[id - 1] = (uint8_t)(k + 1);
+		t->otype[i] = (uint8_t)(k + 1);
 	}
-	sqlite3_finalize(s);
+	free(type);
+	return 0;
 }
 
 /* Reads the trace of the event shown, once per event. */
@@ -195,7 +195,10 @@ struct vtimeline *timeline_of(struct vui *u)
 		return t;
 	}
 	number_tree(t, tree);
-	read_types(u, t);
+	if (read_types(u, t) < 0) {
+		t->problem = xstrdup(dbr_error(db));
+		return t;
+	}
 	struct reading rd = { .t = t };
 	/* prof numbers threads 1..N: a thread numbered far past that (a
 	 * damaged database) is left out rather than sizing the table. */

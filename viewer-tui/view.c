@@ -272,7 +272,9 @@ static void search_start(struct vui *u)
 		return;
 	if (u->view == VIEW_CCT) {
 		u->hits = xcalloc(1000, sizeof *u->hits);
-		u->nhits = model_search(u->m, u->query, ui_sort_column(u)->metric, u->hits, 1000);
+		if (model_search(u->m, u->query, ui_sort_column(u)->metric, u->hits, 1000,
+				 &u->nhits) < 0)
+			status(u, "%s", u->m->error);
 		u->hit = (size_t)-1;
 		search_step(u, 1);
 	} else {

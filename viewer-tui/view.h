@@ -127,12 +127,15 @@ void model_rank_values(struct vmodel *m, int64_t id, int metric, int exclusive,
 void model_thread_values(struct vmodel *m, int64_t id, int metric, int exclusive,
 			 struct dbr_spread *out);
 /* The lines of PROCEDURE in FILE where samples landed or calls were made,
- * with METRIC's value there, calls included: LINES[k], VALUES[k]. */
-size_t model_line_values(struct vmodel *m, const char *procedure, const char *file, int metric,
-			 int **lines, double **values);
+ * with METRIC's value there, calls included: LINES[k], VALUES[k], *COUNT
+ * of them.  -1 with the model's error set when the database fails. */
+int model_line_values(struct vmodel *m, const char *procedure, const char *file, int metric,
+		      int **lines, double **values, size_t *count);
 /* Context ids of frames whose procedure contains TEXT (case-insensitive),
- * hottest first by METRIC; at most MAX. */
-size_t model_search(struct vmodel *m, const char *text, int metric, int64_t *ids, size_t max);
+ * hottest first by METRIC; at most MAX, *COUNT of them.  -1 with the
+ * model's error set when the database fails. */
+int model_search(struct vmodel *m, const char *text, int metric, int64_t *ids, size_t max,
+		 size_t *count);
 /* The ancestors of context ID, root first, into IDS (at most MAX); their
  * count. */
 size_t model_ancestors(struct vmodel *m, int64_t id, int64_t *ids, size_t max);

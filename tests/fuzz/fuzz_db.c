@@ -213,17 +213,16 @@ static void check_error(const char *e)
 
 static size_t metrics_of(struct dbr *r, const char *event, char out[][64])
 {
-	size_t n = 0;
-	sqlite3_stmt *s = dbr_prepare(r, "SELECT DISTINCT metric FROM metrics WHERE event = ?");
-	if (!s)
+	char **all;
+	size_t count, n = 0;
+	if (dbr_event_metrics(r, event, &all, &count) < 0)
 		return 0;
-	sqlite3_bind_text(s, 1, event, -1, SQLITE_STATIC);
-	while (n < 8 && sqlite3_step(s) == SQLITE_ROW) {
-		const char *m = (const char *)sqlite3_column_text(s, 0);
-		if (m)
-			snprintf(out[n++], 64, "%s", m);
+	for (size_t i = 0; i < count; i++) {
+		if (n < 8 && all[i])
+			snprintf(out[n++], 64, "%s", all[i]);
+		free(all[i]);
 	}
-	sqlite3_finalize(s);
+	free(all);
 	return n;
 }
 
@@ -231,7 +230,7 @@ static size_t metrics_of(struct dbr *r, const char *event, char out[][64])
  * parent's child list once, depths that grow by one. */
 static void check_tree(struct dbr *r, const struct dbr_tree *t)
 {
-	CHECK(t->n == (size_t)r->ncontexts);
+	CHECK(t->n == (size_t)dbr_ncontexts(r));
 	size_t listed = 0;
 	for (size_t i = 0; i < t->n; i++) {
 		const struct dbr_ctx *c = &t->c[i];
@@ -250,16 +249,16 @@ static void read_contexts(struct dbr *r, const char *event, const char *const *m
 {
 	/* A few contexts, first and last: every query per context costs a
 	 * statement, and the fuzzer wants many inputs a second. */
-	int64_t n = r->ncontexts < 8 ? r->ncontexts : 8, ids[8], up[256];
+	int64_t n = dbr_ncontexts(r) < 8 ? dbr_ncontexts(r) : 8, ids[8], up[256];
 	for (int64_t k = 0; k < n; k++) {
-		int64_t id = k < 4 ? k + 1 : r->ncontexts - (n - 1 - k);
+		int64_t id = k < 4 ? k + 1 : dbr_ncontexts(r) - (n - 1 - k);
 		ids[k] = id;
 		char *path = dbr_path(r, id);
 		free(path);
 		size_t k = dbr_ancestors(r, id, up, 256);
 		CHECK(k <= 256);
 		int64_t caller = dbr_caller(r, id);
-		CHECK(caller >= 0 && caller <= r->ncontexts);
+		CHECK(caller >= 0 && caller <= dbr_ncontexts(r));
 		struct dbr_child *kids;
 		size_t nkids;
 		if (dbr_children(r, id, event, metrics, nm, &kids, &nkids) == 0)
@@ -277,7 +276,7 @@ static void read_contexts(struct dbr *r, const char *event, const char *const *m
 	if (n > 0 && dbr_callers(r, ids, (size_t)n, callers) == 0 &&
 	    dbr_callers_walk(r, ids, (size_t)n, callers) == 0)
 		for (int64_t i = 0; i < n; i++)
-			CHECK(callers[i].caller >= -1 && callers[i].caller <= r->ncontexts);
+			CHECK(callers[i].caller >= -1 && callers[i].caller <= dbr_ncontexts(r));
 }
 
 static int count_sample(void *arg, const struct dbr_trace_sample *s)
@@ -328,7 +327,7 @@ static void read_procedures(struct dbr *r, const char *event, const char *const 
 		if (dbr_procedure_frames(r, &p[i], event, metrics, nm, &ids, &values, &callers,
 					 &nf) == 0) {
 			for (size_t k = 0; k < nf; k++)
-				CHECK(ids[k] >= 1 && ids[k] <= r->ncontexts);
+				CHECK(ids[k] >= 1 && ids[k] <= dbr_ncontexts(r));
 			free(ids);
 			dbr_procedures_free(values, nf);
 			free(callers);
@@ -339,9 +338,9 @@ static void read_procedures(struct dbr *r, const char *event, const char *const 
 
 static void read_all(struct dbr *r)
 {
-	CHECK(r->nevents >= 1 && r->ncontexts >= 1);
-	for (size_t e = 0; e < r->nevents; e++) {
-		const char *event = r->event[e].name;
+	CHECK(dbr_nevents(r) >= 1 && dbr_ncontexts(r) >= 1);
+	for (size_t e = 0; e < dbr_nevents(r); e++) {
+		const char *event = dbr_event_name(r, e);
 		char names_[8][64];
 		const char *metrics[8];
 		size_t nm = metrics_of(r, event, names_);
@@ -360,8 +359,8 @@ static void read_all(struct dbr *r)
 		const struct dbr_tree *t = dbr_tree(r);
 		if (t) {
 			check_tree(r, t);
-			double *incl = calloc((size_t)r->ncontexts, sizeof *incl);
-			double *excl = calloc((size_t)r->ncontexts, sizeof *excl);
+			double *incl = calloc((size_t)dbr_ncontexts(r), sizeof *incl);
+			double *excl = calloc((size_t)dbr_ncontexts(r), sizeof *excl);
 			if (incl && excl && dbr_tree_values(r, event, metrics[0], incl, excl) == 0)
 				sink += incl[0] + excl[0];
 			free(incl);
