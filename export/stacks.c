@@ -3,9 +3,7 @@
  *
  * A leaf is a frame (inlined or not) or a root with a value of its own:
  * its statements' values are in it already, those of the bodies the
- * compiler outlined from it too (before schema 11 such statements, which
- * hang from the call site that opened the body, were in no frame's value:
- * dbr_own_frame gives their frame).  Paths are
+ * compiler outlined from it too (dbr_own_frame).  Paths are
  * the frames from below the program root to the leaf, as the report
  * shows them.  The tree is read once (the frame table); the values are
  * streamed in context order, a context's at a time, and the formats walk

@@ -170,18 +170,6 @@ static int read_experiment(struct side *s)
 	return rc < 0 ? msg_error("%s", dbr_error(s->db)) : 0;
 }
 
-/* Before schema 11, a frame's own value did not hold the samples of a
- * body folded under one of its call sites (an outlined OpenMP region's
- * statements hang from the call site that opened it): added here. */
-static void fold_bodies(const struct side *s, double *excl)
-{
-	for (uint32_t i = 0; i < s->tree->n; i++) {
-		uint32_t f = excl[i] != 0 ? dbr_own_frame(s->tree, i) : UINT32_MAX;
-		if (f != UINT32_MAX && f != i)
-			excl[f] += excl[i];
-	}
-}
-
 /* Opens side S and reads its tree, the chosen metric and its samples,
  * and makes its keys. */
 static int open_side(struct side *s, const char *path, const char *event, const char *metric,
@@ -207,8 +195,6 @@ static int open_side(struct side *s, const char *path, const char *event, const 
 				   s->samples_excl) < 0) {
 		return msg_error("%s", dbr_error(s->db));
 	}
-	fold_bodies(s, s->excl);
-	fold_bodies(s, s->samples_excl);
 	diff_keys_build(&s->keys, s->tree, by_procedure, s->incl, s->excl, s->samples_incl,
 			s->samples_excl);
 	return 0;

@@ -1,5 +1,5 @@
 /* timeline.c - `culprit report --parallelism` and `--timeline`: the run
- * over time, from the trace (schema 8).
+ * over time, from the trace.
  *
  * --parallelism: for how long the run had N threads working at once,
  * with the work done and the idleness blamed at each N, and the

@@ -1,5 +1,5 @@
 /* timeline.c - the timeline pane (t): what each thread did over time, from
- * the database's trace (schema 8 on), and the time range that filters the
+ * the database's trace, and the time range that filters the
  * calling-context view to what ran in it.
  *
  * The trace of the event shown is read into memory once, with each
