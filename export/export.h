@@ -10,8 +10,7 @@
  *   speedscope.c speedscope's JSON, a profile per metric
  *   pprof.c      pprof's profile.proto, gzipped (when built with
  *                protobuf-c and zlib)
- *   json.c       JSON strings: escaped, valid UTF-8 whatever the
- *                program named its functions and threads */
+ * JSON strings come from tools-lib (json_string). */
 #ifndef CULPRIT_EXPORT_H
 #define CULPRIT_EXPORT_H
 
@@ -65,9 +64,5 @@ int stacks_line_of(const struct stacks *s, uint32_t frame, uint32_t next);
  * the unit that makes ("microseconds", "samples", "count"). */
 double stacks_scale(const char *unit, const char *metric, const char **out_unit);
 
-/* ---- json.c ---- */
-
-/* S as a JSON string, quotes included (NULL: ""). */
-void json_string(FILE *f, const char *s);
 
 #endif

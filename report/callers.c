@@ -61,15 +61,19 @@ static int by_sum(const void *a, const void *b)
 	return x->sum < y->sum ? 1 : x->sum > y->sum ? -1 : (x->lo > y->lo) - (x->lo < y->lo);
 }
 
-static void put_caller_row(const struct report *r, const struct dbr_procedure *p, int level,
-			   const char *name, double sum)
+static void put_caller_row(const struct report *r, struct rows *w, const struct dbr_procedure *p,
+			   int level, const char *name, double sum)
 {
 	double share = p->incl[0] > 0 ? 100 * sum / p->incl[0] : 0;
-	if (r->csv) {
-		put_procedure_names_csv(p);
-		printf(",,,,,%d,", level);
-		put_csv(name);
-		printf(",%.9g,%.4f\n", sum, share);
+	if (r->machine) {
+		put_procedure_names(w, p);
+		for (int k = 0; k < 4; k++)
+			cell_none(w);	/* the procedure's own values are its row's */
+		cell_int(w, level);
+		cell_text(w, name);
+		cell_real(w, sum);
+		cell_real(w, share);
+		rows_end_row(w);
 		return;
 	}
 	int indent = 2 * (level - 1);
@@ -80,8 +84,8 @@ static void put_caller_row(const struct report *r, const struct dbr_procedure *p
 
 /* Prints the callers at LEVEL (1 = direct) of the chains CH[LO..HI),
  * which agree on every nearer level, grouped by name, hottest first. */
-static void put_callers(const struct report *r, const struct dbr_procedure *p, struct chain *ch,
-			size_t lo, size_t hi, int level, int levels)
+static void put_callers(const struct report *r, struct rows *w, const struct dbr_procedure *p,
+			struct chain *ch, size_t lo, size_t hi, int level, int levels)
 {
 	struct group *g = NULL;
 	size_t ng = 0, cap = 0;
@@ -102,9 +106,9 @@ static void put_callers(const struct report *r, const struct dbr_procedure *p, s
 	for (size_t k = 0; k < ng; k++) {
 		if (g[k].sum < r->threshold || g[k].sum <= 0)
 			continue;
-		put_caller_row(r, p, level, caller_name(r, &ch[g[k].lo], at), g[k].sum);
+		put_caller_row(r, w, p, level, caller_name(r, &ch[g[k].lo], at), g[k].sum);
 		if (level < levels && !ends_at(r, &ch[g[k].lo], at))
-			put_callers(r, p, ch, g[k].lo, g[k].hi, level + 1, levels);
+			put_callers(r, w, p, ch, g[k].lo, g[k].hi, level + 1, levels);
 	}
 	free(g);
 }
@@ -158,14 +162,20 @@ int report_callers(const struct report *r)
 	size_t cap = 0;
 	int rc = 0;
 
-	put_procedure_head(r, "callers", ",caller_level,caller,value,share_percent",
+	static const struct column columns[] = {
+		PROCEDURE_COLUMNS, { "caller_level", CELL_INT, NULL }, { "caller", CELL_TEXT, NULL },
+		{ "value", CELL_REAL, NULL }, { "share_percent", CELL_REAL, "%.4f" },
+	};
+	struct rows w;
+	put_procedure_head(r, &w, "callers", columns, NCOLUMNS(columns),
 			   "procedure, then who called it and its share of that");
 	for (size_t q = 0; q < nproc; q++) {
 		if (!procedure_shown(r, &p[q]))
 			continue;
-		put_procedure_values(r, &p[q]);
-		if (r->csv) {
-			printf(",0,,,\n");
+		put_procedure_values(r, &w, &p[q]);
+		if (r->machine) {
+			cell_int(&w, 0);
+			rows_end_row(&w);
 		} else {
 			char text[512];
 			snprintf(text, sizeof text, "%s  (%s)", p[q].procedure ? p[q].procedure : "?",
@@ -179,9 +189,11 @@ int report_callers(const struct report *r)
 			break;
 		}
 		qsort_r(ch, (size_t)n, sizeof *ch, by_caller_names, (void *)r);
-		put_callers(r, &p[q], ch, 0, (size_t)n, 1, levels);
+		put_callers(r, &w, &p[q], ch, 0, (size_t)n, 1, levels);
 	}
 	dbr_procedures_free(p, nproc);
 	free(ch);
+	if (r->machine && !rc)
+		rows_end(&w);
 	return rc;
 }

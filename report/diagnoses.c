@@ -65,28 +65,40 @@ static void frame_path(const struct report *r, uint32_t i, int lines, char *buf,
 		used += (size_t)snprintf(buf + used, size - used, " > %s", name[k]);
 }
 
-/* One diagnosis as a CSV row (the header is in report_diagnoses). */
-static void put_csv_row(const struct dbr_diagnosis *d, const struct dbr_ctx *c, const char *path)
+static const struct column diagnosis_columns[] = {
+	{ "rank", CELL_INT, NULL }, { "context_id", CELL_INT, NULL },
+	{ "diagnosis", CELL_TEXT, NULL }, { "procedure", CELL_TEXT, NULL },
+	{ "file", CELL_TEXT, NULL }, { "line", CELL_INT, NULL }, { "path", CELL_TEXT, NULL },
+	{ "effort", CELL_REAL, NULL }, { "effort_percent", CELL_REAL, "%.4f" },
+	{ "idleness_percent", CELL_REAL, "%.4f" }, { "overhead_percent", CELL_REAL, "%.4f" },
+	{ "waste_percent", CELL_REAL, "%.4f" }, { "advice", CELL_TEXT, NULL },
+	{ "scope", CELL_TEXT, NULL }, { "runtime_percent", CELL_REAL, "%.4f" },
+	{ "runtime", CELL_TEXT, NULL },
+};
+
+static void put_row(struct rows *w, const struct dbr_diagnosis *d, const struct dbr_ctx *c,
+		    const char *path)
 {
-	printf("%d,%lld,", d->rank, (long long)d->context_id);
-	put_csv(d->diagnosis);
-	putchar(',');
-	put_csv(c->procedure);
-	putchar(',');
-	put_csv(c->file);
-	printf(",%d,", c->line);
-	put_csv(path);
-	printf(",%.9g,%.4f,%.4f,%.4f,%.4f,", d->effort, d->effort_percent, d->idleness_percent,
-	       d->overhead_percent, d->waste_percent);
-	put_csv(d->advice);
-	putchar(',');
-	put_csv(d->scope);
+	cell_int(w, d->rank);
+	cell_int(w, d->context_id);
+	cell_text(w, d->diagnosis);
+	cell_text(w, c->procedure);
+	cell_text(w, c->file);
+	cell_int(w, c->line);
+	cell_text(w, path);
+	cell_real(w, d->effort);
+	cell_real(w, d->effort_percent);
+	cell_real(w, d->idleness_percent);
+	cell_real(w, d->overhead_percent);
+	cell_real(w, d->waste_percent);
+	cell_text(w, d->advice);
+	cell_text(w, d->scope);
 	if (d->has_runtime_percent)
-		printf(",%.4f,", d->runtime_percent);
+		cell_real(w, d->runtime_percent);
 	else
-		printf(",,");
-	put_csv(d->runtime);
-	putchar('\n');
+		cell_none(w);
+	cell_text(w, d->runtime);
+	rows_end_row(w);
 }
 
 static void put_text(const struct report *r, const struct dbr_diagnosis *d,
@@ -137,16 +149,15 @@ int report_diagnoses(const struct report *r)
 	size_t n;
 	if (dbr_diagnoses(r->db, r->ch.event, &d, &n) < 0)
 		return msg_error("%s", dbr_error(r->db));
-	if (r->csv)
-		printf("rank,context_id,diagnosis,procedure,file,line,path,effort,effort_percent,"
-		       "idleness_percent,overhead_percent,waste_percent,advice,scope,"
-		       "runtime_percent,runtime\n");
+	struct rows w;
+	if (r->machine)
+		rows_begin(&w, r->format, diagnosis_columns, NCOLUMNS(diagnosis_columns));
 	else
 		put_preamble(r);
 	/* Paths alike but for where the calls are (a warm-up and a timed
 	 * run of the same code) are told apart by their call lines. */
 	char (*path)[512] = xcalloc(n + 1, sizeof *path);
-	size_t width = r->csv ? 400 : 94;
+	size_t width = r->machine ? 400 : 94;
 	for (size_t k = 0; k < n; k++)
 		if (d[k].context_id >= 1 && (size_t)d[k].context_id <= r->tree->n)
 			frame_path(r, (uint32_t)(d[k].context_id - 1), 0, path[k], sizeof path[k], width);
@@ -167,14 +178,16 @@ int report_diagnoses(const struct report *r)
 			continue;
 		uint32_t i = (uint32_t)(d[k].context_id - 1);
 		rows++;
-		if (r->csv)
-			put_csv_row(&d[k], &r->tree->c[i], path[k]);
+		if (r->machine)
+			put_row(&w, &d[k], &r->tree->c[i], path[k]);
 		else
 			put_text(r, &d[k], &r->tree->c[i], path[k]);
 	}
 	free(path);
 	dbr_diagnoses_free(d, n);
-	if (!rows && !r->csv)
+	if (r->machine)
+		rows_end(&w);
+	if (!rows && !r->machine)
 		printf("Nothing to diagnose: no context has that much idleness or overhead.\n");
 	return 0;
 }

@@ -36,12 +36,13 @@ static const char diff_usage[] =
 	"  --by=K             path (default): frames by calling path; procedure: by\n"
 	"                     procedure, wherever it was called\n"
 	"  --limit=N          list N frames (default 20; 0: all that changed)\n"
-	"  --format=F         text (default) or csv\n"
+	"  --format=F         text (default), csv or json (doc/json.md)\n"
 	"  -h, --help         show this help\n";
 
 struct options {
 	const char *event, *metric, *a, *b;
-	int inclusive, csv, by_procedure;
+	int inclusive, by_procedure;
+	enum report_format format;
 	long limit;
 };
 
@@ -99,9 +100,12 @@ static int parse_options(int argc, char **argv, struct options *o)
 						 optarg);
 			break;
 		case 'f':
-			if (strcmp(optarg, "csv") != 0 && strcmp(optarg, "text") != 0)
-				return msg_usage("diff", "--format is text or csv, not '%s'", optarg);
-			o->csv = strcmp(optarg, "csv") == 0;
+			if (strcmp(optarg, "csv") == 0)
+				o->format = FORMAT_CSV;
+			else if (strcmp(optarg, "json") == 0)
+				o->format = FORMAT_JSON;
+			else if (strcmp(optarg, "text") != 0)
+				return msg_usage("diff", "--format is text, csv or json, not '%s'", optarg);
 			break;
 		case 'b':
 			if (strcmp(optarg, "path") != 0 && strcmp(optarg, "procedure") != 0)
@@ -337,8 +341,30 @@ static void print(const struct options *o, const struct side *a, const struct si
 	for (size_t i = 0; i < n; i++)
 		beyond += beyond_noise(&ch[i]);
 	const char *what = o->by_procedure ? "procedures" : "frames";
-	if (o->csv) {
-		printf("context_a,context_b,a,b,delta,noise,path\n");
+	static const struct column columns[] = {
+		{ "context_a", CELL_INT, NULL }, { "context_b", CELL_INT, NULL },
+		{ "a", CELL_REAL, NULL }, { "b", CELL_REAL, NULL }, { "delta", CELL_REAL, NULL },
+		{ "noise", CELL_REAL, NULL }, { "path", CELL_TEXT, NULL },
+	};
+	struct rows w;
+	if (o->format == FORMAT_JSON) {
+		putchar('{');
+		json_pair(1, "view", "diff");
+		json_pair(0, "a", a->path);
+		json_pair(0, "b", b->path);
+		json_pair(0, "event", a->ch.event);
+		json_pair(0, "metric", a->ch.metric);
+		json_pair(0, "unit", a->ch.unit);
+		json_pair(0, "values", o->inclusive ? "inclusive" : "exclusive");
+		json_pair(0, "by", o->by_procedure ? "procedure" : "path");
+		json_number("total_a", a->ch.total);
+		json_number("total_b", b->ch.total);
+		json_number("compared", (double)n);
+		json_number("beyond_noise", (double)beyond);
+		json_number("noise_sigmas", NOISE_SIGMAS);
+	}
+	if (o->format != FORMAT_TEXT) {
+		rows_begin(&w, o->format, columns, NCOLUMNS(columns));
 	} else {
 		printf("culprit diff: %s -> %s\n", a->path, b->path);
 		printf("%s %s%s in %s: total %.6g -> %.6g (%+.6g)\n", a->ch.event, a->ch.metric,
@@ -353,11 +379,15 @@ static void print(const struct options *o, const struct side *a, const struct si
 	char **path = paths_of(a, b, ch, shown, o->by_procedure);
 	for (size_t i = 0; i < shown; i++) {
 		const struct change *c = &ch[i];
-		if (o->csv) {
-			printf("%lld,%lld,%.9g,%.9g,%.9g,%.9g,", (long long)c->a, (long long)c->b,
-			       c->va, c->vb, c->vb - c->va, c->noise);
-			put_csv(path[i]);
-			putchar('\n');
+		if (o->format != FORMAT_TEXT) {
+			cell_int(&w, c->a);
+			cell_int(&w, c->b);
+			cell_real(&w, c->va);
+			cell_real(&w, c->vb);
+			cell_real(&w, c->vb - c->va);
+			cell_real(&w, c->noise);
+			cell_text(&w, path[i]);
+			rows_end_row(&w);
 		} else {
 			char share[16] = "", sigma[16] = "-";
 			if (a->ch.base > 0)
@@ -372,6 +402,10 @@ static void print(const struct options *o, const struct side *a, const struct si
 		free(path[i]);
 	}
 	free(path);
+	if (o->format != FORMAT_TEXT)
+		rows_end(&w);
+	if (o->format == FORMAT_JSON)
+		fputs("}\n", stdout);
 }
 
 int cmd_diff(int argc, char **argv)

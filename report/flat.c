@@ -31,21 +31,21 @@ int procedure_shown(const struct report *r, const struct dbr_procedure *p)
 	return p->incl[0] >= r->threshold || p->excl[0] >= r->threshold;
 }
 
-void put_procedure_names_csv(const struct dbr_procedure *p)
+void put_procedure_names(struct rows *w, const struct dbr_procedure *p)
 {
-	put_csv(p->procedure);
-	putchar(',');
-	put_csv(p->module);
-	putchar(',');
-	put_csv(p->file);
+	cell_text(w, p->procedure);
+	cell_text(w, p->module);
+	cell_text(w, p->file);
 }
 
-void put_procedure_values(const struct report *r, const struct dbr_procedure *p)
+void put_procedure_values(const struct report *r, struct rows *w, const struct dbr_procedure *p)
 {
-	if (r->csv) {
-		put_procedure_names_csv(p);
-		printf(",%.9g,%.4f,%.9g,%.4f", p->excl[0], pct(r, p->excl[0]), p->incl[0],
-		       pct(r, p->incl[0]));
+	if (r->machine) {
+		put_procedure_names(w, p);
+		cell_real(w, p->excl[0]);
+		cell_real(w, pct(r, p->excl[0]));
+		cell_real(w, p->incl[0]);
+		cell_real(w, pct(r, p->incl[0]));
 		return;
 	}
 	put_value(r, p->excl[0]);
@@ -54,12 +54,11 @@ void put_procedure_values(const struct report *r, const struct dbr_procedure *p)
 	printf(" %6.1f  ", pct(r, p->incl[0]));
 }
 
-void put_procedure_head(const struct report *r, const char *view, const char *csv_more,
-			const char *title)
+void put_procedure_head(const struct report *r, struct rows *w, const char *view,
+			const struct column *col, size_t n, const char *title)
 {
-	if (r->csv) {
-		printf("procedure,module,file,exclusive,exclusive_percent,inclusive,"
-		       "inclusive_percent%s\n", csv_more);
+	if (r->machine) {
+		rows_begin(w, r->format, col, n);
 		return;
 	}
 	put_header(r, view);
@@ -72,13 +71,16 @@ int report_flat(const struct report *r)
 	struct dbr_procedure *p;
 	if (report_procedures(r, &p, &nproc))
 		return EXIT_FAIL;
-	put_procedure_head(r, "flat", "", "procedure                      file or module");
+	static const struct column columns[] = { PROCEDURE_COLUMNS };
+	struct rows w;
+	put_procedure_head(r, &w, "flat", columns, NCOLUMNS(columns),
+			   "procedure                      file or module");
 	for (size_t q = 0; q < nproc; q++) {
 		if (!procedure_shown(r, &p[q]))
 			continue;
-		put_procedure_values(r, &p[q]);
-		if (r->csv) {
-			putchar('\n');
+		put_procedure_values(r, &w, &p[q]);
+		if (r->machine) {
+			rows_end_row(&w);
 			continue;
 		}
 		const char *name = p[q].procedure ? p[q].procedure : "?";
@@ -89,5 +91,7 @@ int report_flat(const struct report *r)
 		putchar('\n');
 	}
 	dbr_procedures_free(p, nproc);
+	if (r->machine)
+		rows_end(&w);
 	return 0;
 }

@@ -71,32 +71,53 @@ static void put_text(const struct report *r, const struct dbr_rank *k, size_t nk
 	}
 }
 
-static void put_csv_rows(const struct dbr_rank *k, size_t nk, const struct dbr_rank_spread *x,
-			 size_t nx, double wait, double imbalance)
+static void put_rows(const struct report *r, const struct dbr_rank *k, size_t nk,
+		     const struct dbr_rank_spread *x, size_t nx, double wait, double imbalance)
 {
-	printf("kind,rank,hosts,processes,threads,work,mpi_wait,other_idle,procedure,file,line,"
-	       "mean,min,max,stddev,slowest,imbalance,waited_for,call_file,call_line\n");
+	static const struct column columns[] = {
+		{ "kind", CELL_TEXT, NULL }, { "rank", CELL_INT, NULL }, { "hosts", CELL_TEXT, NULL },
+		{ "processes", CELL_INT, NULL }, { "threads", CELL_INT, NULL },
+		{ "work", CELL_REAL, NULL }, { "mpi_wait", CELL_REAL, NULL },
+		{ "other_idle", CELL_REAL, NULL }, { "procedure", CELL_TEXT, NULL },
+		{ "file", CELL_TEXT, NULL }, { "line", CELL_INT, NULL }, { "mean", CELL_REAL, NULL },
+		{ "min", CELL_REAL, NULL }, { "max", CELL_REAL, NULL }, { "stddev", CELL_REAL, NULL },
+		{ "slowest", CELL_INT, NULL }, { "imbalance", CELL_REAL, NULL },
+		{ "waited_for", CELL_REAL, NULL }, { "call_file", CELL_TEXT, NULL },
+		{ "call_line", CELL_INT, NULL },
+	};
+	struct rows w;
+	rows_begin(&w, r->format, columns, NCOLUMNS(columns));
 	for (size_t i = 0; i < nk; i++) {
-		printf("rank,%d,", k[i].rank);
-		put_csv(k[i].hosts);
-		printf(",%d,%d,%.9g,%.9g,%.9g,,,,,,,,,,,,\n", k[i].processes, k[i].threads, k[i].work,
-		       k[i].mpi_wait, k[i].waited - k[i].mpi_wait);
+		cell_text(&w, "rank");
+		cell_int(&w, k[i].rank);
+		cell_text(&w, k[i].hosts);
+		cell_int(&w, k[i].processes);
+		cell_int(&w, k[i].threads);
+		cell_real(&w, k[i].work);
+		cell_real(&w, k[i].mpi_wait);
+		cell_real(&w, k[i].waited - k[i].mpi_wait);
+		rows_end_row(&w);
 	}
 	for (size_t i = 0; i < nx; i++) {
-		printf("frame,,,,,,,,");
-		put_csv(x[i].procedure);
-		putchar(',');
-		put_csv(x[i].file);
-		printf(",%d,%.9g,%.9g,%.9g,%.9g,%d,%.9g,%.9g,", x[i].line, x[i].mean, x[i].min,
-		       x[i].max, x[i].stddev, x[i].slowest, x[i].imbalance,
-		       imbalance > 0 ? wait * x[i].imbalance / imbalance : 0);
-		put_csv(x[i].call_file);
+		cell_text(&w, "frame");
+		for (int c = 0; c < 7; c++)
+			cell_none(&w);
+		cell_text(&w, x[i].procedure);
+		cell_text(&w, x[i].file);
+		cell_int(&w, x[i].line);
+		cell_real(&w, x[i].mean);
+		cell_real(&w, x[i].min);
+		cell_real(&w, x[i].max);
+		cell_real(&w, x[i].stddev);
+		cell_int(&w, x[i].slowest);
+		cell_real(&w, x[i].imbalance);
+		cell_real(&w, imbalance > 0 ? wait * x[i].imbalance / imbalance : 0);
+		cell_text(&w, x[i].call_file);
 		if (x[i].call_file)
-			printf(",%d", x[i].call_line);
-		else
-			putchar(',');
-		putchar('\n');
+			cell_int(&w, x[i].call_line);
+		rows_end_row(&w);
 	}
+	rows_end(&w);
 }
 
 int report_ranks(const struct report *r)
@@ -120,8 +141,8 @@ int report_ranks(const struct report *r)
 		wait += k[i].mpi_wait;
 	for (size_t i = 0; i < nx; i++)
 		imbalance += x[i].imbalance;
-	if (r->csv)
-		put_csv_rows(k, nk, x, nx, wait, imbalance);
+	if (r->machine)
+		put_rows(r, k, nk, x, nx, wait, imbalance);
 	else
 		put_text(r, k, nk, x, nx, wait, imbalance);
 	dbr_rank_spread_free(x, nx);

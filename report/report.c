@@ -14,22 +14,23 @@
 static const char report_usage[] =
 	"usage: culprit report [--view=top-down|callers|flat] [--event=E] [--metric=M]\n"
 	"                      [--threshold=P%|VALUE] [--depth=N] [--folded]\n"
-	"                      [--format=text|csv] DB\n"
-	"       culprit report --diagnose [--event=E] [--format=text|csv] DB\n"
-	"       culprit report --summary [--event=E] [--format=text|csv] DB\n"
-	"       culprit report --waits [--event=E] [--format=text|csv] DB\n"
-	"       culprit report --parallelism [--event=E] [--format=text|csv] DB\n"
+	"                      [--format=F] DB\n"
+	"       culprit report --diagnose [--event=E] [--format=F] DB\n"
+	"       culprit report --summary [--event=E] [--format=F] DB\n"
+	"       culprit report --waits [--event=E] [--format=F] DB\n"
+	"       culprit report --parallelism [--event=E] [--format=F] DB\n"
 	"       culprit report --timeline [--event=E] [--from=S] [--to=S] [--width=N]\n"
-	"                      [--format=text|csv] DB\n"
-	"       culprit report --scaling [--predict=P,...] [--event=E] [--format=text|csv] DB\n"
-	"       culprit report --tasks [--format=text|csv] DB\n"
-	"       culprit report --by-rank [--event=E] [--format=text|csv] DB\n"
+	"                      [--format=F] DB\n"
+	"       culprit report --scaling [--predict=P,...] [--event=E] [--format=F] DB\n"
+	"       culprit report --tasks [--format=F] DB\n"
+	"       culprit report --by-rank [--event=E] [--format=F] DB\n"
 	"\n"
 	"Prints the profile in database DB (made by `culprit prof`).\n"
 	"\n"
 	"  --view=VIEW        top-down (default): the calling-context tree, hottest first;\n"
 	"                     callers: each procedure and who called it, with shares;\n"
-	"                     flat: procedures with exclusive and inclusive totals\n"
+	"                     flat: procedures with exclusive and inclusive totals;\n"
+	"                     or any view below by its name (--view=summary)\n"
 	"  --diagnose         the contexts most worth a look: too little parallelism,\n"
 	"                     too fine a grain, or both, with the numbers behind each\n"
 	"  --summary          where the effort went: useful work, overhead by type and\n"
@@ -55,7 +56,7 @@ static const char report_usage[] =
 	"                     MPI for the others, and the frames whose work differs\n"
 	"                     most between ranks, with the slowest rank\n"
 	"  --from=S, --to=S   timeline: the range, in seconds since the run started\n"
-	"  --width=N          timeline: columns of time (default 76; csv 100)\n"
+	"  --width=N          timeline: columns of time (default 76; csv and json 100)\n"
 	"  --event=E          the event to show (default: the first, e.g. cputime)\n"
 	"  --metric=M         the metric to show (default: work)\n"
 	"  --threshold=T      hide what is below T: a percentage of the metric's total\n"
@@ -64,24 +65,48 @@ static const char report_usage[] =
 	"                     callers (default: top-down all, callers 1)\n"
 	"  --folded           top-down: name the native frames folded into each context\n"
 	"                     (compiler-outlined OpenMP bodies, the C library's start-up)\n"
-	"  --format=F         text (default, fits 100 columns) or csv (every column)\n"
+	"  --format=F         text (default, fits 100 columns), csv (every column) or\n"
+	"                     json (the csv's rows as objects: doc/json.md)\n"
 	"  -h, --help         show this help\n"
 	"\n"
 	"Percentages are of the event's total effort (work + idleness); for the\n"
 	"samples metric, of all samples.\n";
 
-enum view {
-	VIEW_TOPDOWN, VIEW_CALLERS, VIEW_FLAT, VIEW_DIAGNOSE, VIEW_SUMMARY, VIEW_WAITS,
-	VIEW_BY_PARALLELISM, VIEW_TIMELINE, VIEW_SCALING, VIEW_TASKS, VIEW_RANKS
+/* What a view needs read before it runs. */
+enum view_needs {
+	NEEDS_EFFORT = 1,	/* effort rather than the metric asked for */
+	NEEDS_TREE = 2,		/* the tree, and the metric by context */
 };
 
+/* The views: their names (--view=NAME, and the JSON's "view"), the flag
+ * that also chooses them, what they need, and what prints them. */
+static const struct report_view {
+	const char *name;
+	const char *flag;
+	unsigned needs;
+	int (*run)(const struct report *r);
+} views[] = {
+	{ "top-down", NULL, NEEDS_TREE, report_topdown },
+	{ "callers", NULL, NEEDS_TREE, report_callers },
+	{ "flat", NULL, NEEDS_TREE, report_flat },
+	{ "diagnose", "diagnose", NEEDS_EFFORT | NEEDS_TREE, report_diagnoses },
+	{ "summary", "summary", NEEDS_EFFORT, report_summary },
+	{ "waits", "waits", NEEDS_EFFORT, report_waits },
+	{ "parallelism", "parallelism", 0, report_parallelism },
+	{ "timeline", "timeline", 0, report_timeline },
+	{ "scaling", "scaling", NEEDS_EFFORT | NEEDS_TREE, report_scaling },
+	{ "tasks", "tasks", 0, report_tasks },
+	{ "by-rank", "by-rank", NEEDS_EFFORT, report_ranks },
+};
+#define NVIEWS (sizeof views / sizeof *views)
+
 struct options {
-	enum view view;
+	const struct report_view *view;
 	const char *event, *metric;
 	double threshold;
 	int threshold_percent;	/* THRESHOLD is a percentage of the total */
 	int depth;
-	int csv;
+	enum report_format format;
 	int folded;
 	double from, to;
 	int width;
@@ -90,17 +115,39 @@ struct options {
 	const char *path;
 };
 
-static int parse_view(const char *arg, enum view *out)
+static const struct report_view *view_named(const char *name)
 {
-	if (strcmp(arg, "top-down") == 0 || strcmp(arg, "topdown") == 0)
-		*out = VIEW_TOPDOWN;
-	else if (strcmp(arg, "callers") == 0 || strcmp(arg, "bottom-up") == 0)
-		*out = VIEW_CALLERS;
-	else if (strcmp(arg, "flat") == 0)
-		*out = VIEW_FLAT;
-	else
-		return msg_usage("report", "unknown view '%s'; use top-down, callers or flat", arg);
+	/* The older names of two views. */
+	if (strcmp(name, "topdown") == 0)
+		name = "top-down";
+	else if (strcmp(name, "bottom-up") == 0)
+		name = "callers";
+	for (size_t i = 0; i < NVIEWS; i++)
+		if (strcmp(views[i].name, name) == 0)
+			return &views[i];
+	return NULL;
+}
+
+static int parse_view(const char *arg, const struct report_view **out)
+{
+	*out = view_named(arg);
+	if (!*out)
+		return msg_usage("report", "unknown view '%s'; use top-down, callers, flat, diagnose, "
+				 "summary, waits, parallelism, timeline, scaling, tasks or by-rank",
+				 arg);
 	return 0;
+}
+
+static int parse_format(const char *arg, enum report_format *out)
+{
+	static const char *const names[] = { [FORMAT_TEXT] = "text", [FORMAT_CSV] = "csv",
+					      [FORMAT_JSON] = "json" };
+	for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+		if (strcmp(arg, names[i]) == 0) {
+			*out = (enum report_format)i;
+			return 0;
+		}
+	return msg_usage("report", "unknown format '%s'; use text, csv or json", arg);
 }
 
 /* ARG as seconds (>= 0) into *OUT, for OPTION. */
@@ -132,7 +179,7 @@ static int parse_predict(const char *arg, struct options *o)
 	if (o->npredict == 0)
 		return msg_usage("report", "--predict takes thread counts of 1 or more, at most 16 "
 				 "of them (16,32,64), not '%s'", arg);
-	o->view = VIEW_SCALING;
+	o->view = view_named("scaling");
 	return 0;
 }
 
@@ -177,7 +224,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 	};
 	int c, rc = 0;
 	char *end;
-	*o = (struct options){ .view = VIEW_TOPDOWN, .threshold = 1, .threshold_percent = 1,
+	*o = (struct options){ .view = &views[0], .threshold = 1, .threshold_percent = 1,
 			       .depth = -1 };
 	argv[0] = "culprit report";
 	optind = 1;
@@ -192,20 +239,16 @@ static int parse_options(int argc, char **argv, struct options *o)
 			if (*end || o->depth < 1)
 				rc = msg_usage("report", "--depth needs a positive number");
 			break;
-		case 'f':
-			o->csv = strcmp(optarg, "csv") == 0;
-			if (!o->csv && strcmp(optarg, "text") != 0)
-				rc = msg_usage("report", "unknown format '%s'; use text or csv", optarg);
-			break;
+		case 'f': rc = parse_format(optarg, &o->format); break;
 		case 'F': o->folded = 1; break;
-		case 'D': o->view = VIEW_DIAGNOSE; break;
-		case 'S': o->view = VIEW_SUMMARY; break;
-		case 'W': o->view = VIEW_WAITS; break;
-		case 'P': o->view = VIEW_BY_PARALLELISM; break;
-		case 'T': o->view = VIEW_TIMELINE; break;
-		case 's': o->view = VIEW_SCALING; break;
-		case 'k': o->view = VIEW_TASKS; break;
-		case 'R': o->view = VIEW_RANKS; break;
+		case 'D': o->view = view_named("diagnose"); break;
+		case 'S': o->view = view_named("summary"); break;
+		case 'W': o->view = view_named("waits"); break;
+		case 'P': o->view = view_named("parallelism"); break;
+		case 'T': o->view = view_named("timeline"); break;
+		case 's': o->view = view_named("scaling"); break;
+		case 'k': o->view = view_named("tasks"); break;
+		case 'R': o->view = view_named("by-rank"); break;
 		case 'p': rc = parse_predict(optarg, o); break;
 		case '<': rc = parse_seconds("--from", optarg, &o->from); break;
 		case '>': rc = parse_seconds("--to", optarg, &o->to); break;
@@ -232,7 +275,8 @@ static int load(struct report *r, const struct options *o)
 	if (!r->db)
 		return msg_error("%s", err);
 	r->depth = o->depth;
-	r->csv = o->csv;
+	r->format = o->format;
+	r->machine = o->format != FORMAT_TEXT;
 	r->folded = o->folded;
 	r->from = o->from;
 	r->to = o->to;
@@ -242,13 +286,11 @@ static int load(struct report *r, const struct options *o)
 	if (o->to > 0 && o->to <= o->from)
 		return msg_usage("report", "--to must be after --from");
 	/* The diagnoses and the summary are about effort. */
-	int effort = o->view == VIEW_DIAGNOSE || o->view == VIEW_SUMMARY || o->view == VIEW_WAITS ||
-		     o->view == VIEW_SCALING || o->view == VIEW_RANKS;
+	int effort = o->view->needs & NEEDS_EFFORT;
 	if (dbr_choose(r->db, o->event, effort ? MET_EFFORT : o->metric, &r->ch) < 0)
 		return msg_error("%s", dbr_error(r->db));
 	r->threshold = o->threshold_percent ? o->threshold / 100 * r->ch.total : o->threshold;
-	if (o->view == VIEW_SUMMARY || o->view == VIEW_WAITS || o->view == VIEW_BY_PARALLELISM ||
-	    o->view == VIEW_TIMELINE || o->view == VIEW_TASKS || o->view == VIEW_RANKS)
+	if (!(o->view->needs & NEEDS_TREE))
 		return 0;
 	r->tree = dbr_tree(r->db);
 	if (!r->tree)
@@ -260,16 +302,21 @@ static int load(struct report *r, const struct options *o)
 	return 0;
 }
 
+/* The JSON document's head, before the view's rows: what they are of. */
+static void put_json_head(const struct report *r, const struct options *o)
+{
+	putchar('{');
+	json_pair(1, "view", o->view->name);
+	json_pair(0, "database", o->path);
+	json_pair(0, "event", r->ch.event);
+	json_pair(0, "metric", r->ch.metric);
+	json_pair(0, "unit", r->ch.unit);
+	json_number("total", r->ch.total);
+	json_number("base", r->ch.base);
+}
+
 int cmd_report(int argc, char **argv)
 {
-	static int (*const views[])(const struct report *) = {
-		[VIEW_TOPDOWN] = report_topdown, [VIEW_CALLERS] = report_callers,
-		[VIEW_FLAT] = report_flat, [VIEW_DIAGNOSE] = report_diagnoses,
-		[VIEW_SUMMARY] = report_summary, [VIEW_WAITS] = report_waits,
-		[VIEW_BY_PARALLELISM] = report_parallelism, [VIEW_TIMELINE] = report_timeline,
-		[VIEW_SCALING] = report_scaling, [VIEW_TASKS] = report_tasks,
-		[VIEW_RANKS] = report_ranks,
-	};
 	struct options o;
 	struct report r = { 0 };
 	int rc = parse_options(argc, argv, &o);
@@ -277,7 +324,11 @@ int cmd_report(int argc, char **argv)
 		return rc < 0 ? EXIT_OK : rc;
 	rc = load(&r, &o);
 	if (!rc) {
-		rc = views[o.view](&r);
+		if (r.format == FORMAT_JSON)
+			put_json_head(&r, &o);
+		rc = o.view->run(&r);
+		if (r.format == FORMAT_JSON)
+			fputs("}\n", stdout);
 		fflush(stdout);
 	}
 	free(r.incl);

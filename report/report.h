@@ -1,5 +1,5 @@
-/* report.h - `culprit report`: a database as text or CSV, one file per
- * view, all reading through dbread/.
+/* report.h - `culprit report`: a database as text, CSV or JSON, one file
+ * per view, all reading through dbread/.
  *
  *   topdown.c    the calling-context tree, hottest first
  *   callers.c    bottom-up: each procedure and the chains that called it
@@ -11,7 +11,10 @@
  *   scaling.c    several runs: where each context's time goes as threads grow
  *   predict.c    the scaling model, fitted and extrapolated
  *   tasks.c      task sizes and waits by task type, run by run
+ *   ranks.c      an MPI run's ranks, and the frames whose work differs most
+ *   diff.c       `culprit diff`: two databases, context by context
  *   output.c     what they share: safe text, CSV fields, values, labels
+ *   rows.c       a view's rows as CSV or JSON, from one declaration
  *
  * Text output fits 100 columns; names from the measured program are
  * printed with control characters replaced. */
@@ -20,6 +23,40 @@
 
 #include "dbread.h"
 
+#include <stddef.h>
+
+enum report_format { FORMAT_TEXT, FORMAT_CSV, FORMAT_JSON };
+
+/* ---- rows.c: a view's rows for scripts ---- */
+
+enum cell_type { CELL_TEXT, CELL_INT, CELL_REAL };
+struct column {
+	const char *name;
+	enum cell_type type;	/* what doc/json.md says the column holds */
+	const char *format;	/* CSV: a real's printf format (NULL: "%.9g") */
+};
+#define NCOLUMNS(cols) (sizeof(cols) / sizeof *(cols))
+struct rows {
+	enum report_format format;	/* CSV or JSON */
+	const struct column *col;
+	size_t ncol, at, nrows;
+};
+/* Starts the rows of columns COL (N): CSV prints the header, JSON opens
+ * the document's "rows" array. */
+void rows_begin(struct rows *w, enum report_format format, const struct column *col, size_t n);
+/* The next cell of the row: text (NULL: none), an integer, a real, none. */
+void cell_text(struct rows *w, const char *s);
+void cell_int(struct rows *w, long long v);
+void cell_real(struct rows *w, double v);
+void cell_none(struct rows *w);
+/* Ends the row (cells not given are none), then the rows. */
+void rows_end_row(struct rows *w);
+void rows_end(struct rows *w);
+/* A JSON document's members: KEY and the string VALUE (NULL: null),
+ * after a comma unless FIRST; KEY and the number V, after a comma. */
+void json_pair(int first, const char *key, const char *value);
+void json_number(const char *key, double v);
+
 struct report {
 	struct dbr *db;
 	struct dbr_choice ch;		/* the event and metric shown */
@@ -27,7 +64,8 @@ struct report {
 	double *incl, *excl;		/* the metric, by context id - 1 */
 	double threshold;		/* absolute */
 	int depth;			/* -1: the view's default */
-	int csv;
+	enum report_format format;
+	int machine;			/* CSV or JSON: the rows alone */
 	int folded;			/* top-down text: name folded frames */
 	double from, to;		/* timeline: the range (to <= from: all) */
 	int width;			/* timeline: columns (0: the view's) */
@@ -95,15 +133,21 @@ const char *ctx_name(const struct dbr_ctx *c);
 
 /* Every procedure with the metric shown; EXIT_FAIL after a message. */
 int report_procedures(const struct report *r, struct dbr_procedure **p, size_t *count);
-/* A procedure's values: as CSV fields (procedure to inclusive_percent, no
- * line end), or as the text columns before its name. */
-void put_procedure_values(const struct report *r, const struct dbr_procedure *p);
-/* A procedure's procedure, module and file as CSV fields. */
-void put_procedure_names_csv(const struct dbr_procedure *p);
-/* The CSV header (CSV_MORE: the view's own columns), or the view's
- * header and the column titles, TITLE last. */
-void put_procedure_head(const struct report *r, const char *view, const char *csv_more,
-			const char *title);
+/* The columns every procedure row starts with. */
+#define PROCEDURE_COLUMNS                                                     \
+	{ "procedure", CELL_TEXT, NULL }, { "module", CELL_TEXT, NULL },      \
+	{ "file", CELL_TEXT, NULL }, { "exclusive", CELL_REAL, NULL },        \
+	{ "exclusive_percent", CELL_REAL, "%.4f" }, { "inclusive", CELL_REAL, NULL }, \
+	{ "inclusive_percent", CELL_REAL, "%.4f" }
+/* A procedure's values: as cells (PROCEDURE_COLUMNS, the row not ended),
+ * or as the text columns before its name. */
+void put_procedure_values(const struct report *r, struct rows *w, const struct dbr_procedure *p);
+/* A procedure's procedure, module and file as cells. */
+void put_procedure_names(struct rows *w, const struct dbr_procedure *p);
+/* The rows' start (COL: N columns, PROCEDURE_COLUMNS first), or the
+ * view's header and the column titles, TITLE last. */
+void put_procedure_head(const struct report *r, struct rows *w, const char *view,
+			const struct column *col, size_t n, const char *title);
 int procedure_shown(const struct report *r, const struct dbr_procedure *p);
 
 #endif

@@ -521,34 +521,53 @@ static void put_prediction(const struct scaling *s)
 	}
 }
 
-/* ---- CSV: one row per run and context ------------------------------------- */
+/* ---- CSV and JSON: one row per run and context ---------------------------- */
 
-static void put_csv_rows(const struct scaling *s, const struct ranked *rk, size_t n)
+static void put_rows(const struct scaling *s, const struct ranked *rk, size_t n)
 {
-	printf("experiment,label,threads,wall_time,context_id,procedure,file,line,effort,loss,"
-	       "idleness,overhead,inflation");
+	static const struct column fixed[] = {
+		{ "experiment", CELL_INT, NULL }, { "label", CELL_TEXT, NULL },
+		{ "threads", CELL_INT, NULL }, { "wall_time", CELL_REAL, "%.6f" },
+		{ "context_id", CELL_INT, NULL }, { "procedure", CELL_TEXT, NULL },
+		{ "file", CELL_TEXT, NULL }, { "line", CELL_INT, NULL },
+		{ "effort", CELL_REAL, NULL }, { "loss", CELL_REAL, NULL },
+		{ "idleness", CELL_REAL, NULL }, { "overhead", CELL_REAL, NULL },
+		{ "inflation", CELL_REAL, NULL },
+	};
+	/* Then a column per cause of idleness and type of overhead. */
+	size_t ncol = NCOLUMNS(fixed);
+	struct column *col = xcalloc(ncol + s->nm, sizeof *col);
+	memcpy(col, fixed, sizeof fixed);
 	for (size_t k = 0; k < s->nm; k++)
 		if (is_cause(s->metric[k]) || is_type(s->metric[k]))
-			printf(",%s", s->metric[k]);
-	putchar('\n');
+			col[ncol++] = (struct column){ s->metric[k], CELL_REAL, NULL };
+	struct rows w;
+	rows_begin(&w, s->r->format, col, ncol);
 	for (size_t e = 0; e < s->nx; e++)
 		for (size_t i = 0; i < n; i++) {
 			size_t u = rk[i].u;
 			const struct dbr_ctx *c = &s->r->tree->c[s->unit[u]];
 			struct loss l = loss_of(s, e, own, u);
-			printf("%lld,", (long long)s->x[e].id);
-			put_csv(s->x[e].label);
-			printf(",%ld,%.6f,%u,", s->x[e].threads, s->x[e].wall, s->unit[u] + 1);
-			put_csv(ctx_name(c));
-			putchar(',');
-			put_csv(c->file);
-			printf(",%d,%.9g,%.9g,%.9g,%.9g,%.9g", c->line, own(s, e, s->k_effort, u),
-			       l.total, l.idle, l.ovh, l.infl);
+			cell_int(&w, s->x[e].id);
+			cell_text(&w, s->x[e].label);
+			cell_int(&w, s->x[e].threads);
+			cell_real(&w, s->x[e].wall);
+			cell_int(&w, s->unit[u] + 1);
+			cell_text(&w, ctx_name(c));
+			cell_text(&w, c->file);
+			cell_int(&w, c->line);
+			cell_real(&w, own(s, e, s->k_effort, u));
+			cell_real(&w, l.total);
+			cell_real(&w, l.idle);
+			cell_real(&w, l.ovh);
+			cell_real(&w, l.infl);
 			for (size_t k = 0; k < s->nm; k++)
 				if (is_cause(s->metric[k]) || is_type(s->metric[k]))
-					printf(",%.9g", own(s, e, (int)k, u) - own(s, 0, (int)k, u));
-			putchar('\n');
+					cell_real(&w, own(s, e, (int)k, u) - own(s, 0, (int)k, u));
+			rows_end_row(&w);
 		}
+	rows_end(&w);
+	free(col);
 }
 
 static void scaling_free(struct scaling *s)
@@ -590,8 +609,8 @@ int report_scaling(const struct report *r)
 	}
 	struct ranked *rk;
 	size_t n = rank_units(&s, &rk);
-	if (r->csv) {
-		put_csv_rows(&s, rk, n);
+	if (r->machine) {
+		put_rows(&s, rk, n);
 	} else {
 		put_title(r, "scaling");
 		printf("%s, %zu runs; the base is %s; loss: effort beyond the base's (%s)\n\n",

@@ -13,7 +13,7 @@
 
 /* The summary's last part: what culprit took, and samples that lost part
  * of their path. */
-static int put_quality(const struct report *r)
+static int put_quality(const struct report *r, struct rows *w)
 {
 	static const char *const label[][2] = {
 		{ QUALITY_CULPRIT, "culprit itself" },
@@ -30,17 +30,23 @@ static int put_quality(const struct report *r)
 	size_t nq;
 	if (dbr_quality(r->db, &q, &nq) < 0)
 		return msg_error("%s", dbr_error(r->db));
-	if (!r->csv)
+	if (!r->machine)
 		printf("\nhow far to trust it, %% of the threads' sampled time or of samples:\n");
 	for (size_t i = 0; i < sizeof label / sizeof label[0]; i++) {
 		const struct dbr_quality *row = dbr_quality_find(q, nq, label[i][0]);
 		if (!row)
 			continue;
 		const char *unit = row->unit;
-		if (r->csv)
-			printf(",,quality,%s,%s,%.9g,%.4f\n", label[i][0], unit ? unit : "", row->value,
-			       row->percent);
-		else if (dbr_same_name(unit, "seconds"))
+		if (r->machine) {
+			cell_none(w);
+			cell_none(w);
+			cell_text(w, "quality");
+			cell_text(w, label[i][0]);
+			cell_text(w, unit ? unit : "");
+			cell_real(w, row->value);
+			cell_real(w, row->percent);
+			rows_end_row(w);
+		} else if (dbr_same_name(unit, "seconds"))
 			printf("%-28s %12s s %7.1f\n", label[i][1], amount("seconds", row->value),
 			       row->percent);
 		else
@@ -51,7 +57,7 @@ static int put_quality(const struct report *r)
 }
 
 /* The run's rows: category, part, value and share of all effort. */
-static int put_totals(const struct report *r)
+static int put_totals(const struct report *r, struct rows *w)
 {
 	struct dbr_effort_part *part_of;
 	size_t nparts;
@@ -72,17 +78,17 @@ static int put_totals(const struct report *r)
 		sum += v;
 		psum += p;
 		int no_number = unmeasured && strncmp(metric, "idleness", 8) == 0;
-		if (r->csv) {
-			printf(",,");
-			put_csv(cat);
-			putchar(',');
-			put_csv(metric);
-			putchar(',');
-			put_csv(part);
-			if (no_number)
-				printf(",,\n");
-			else
-				printf(",%.9g,%.4f\n", v, p);
+		if (r->machine) {
+			cell_none(w);
+			cell_none(w);
+			cell_text(w, cat);
+			cell_text(w, metric);
+			cell_text(w, part);
+			if (!no_number) {
+				cell_real(w, v);
+				cell_real(w, p);
+			}
+			rows_end_row(w);
 			continue;
 		}
 		if (overhead && v == 0)
@@ -99,9 +105,9 @@ static int put_totals(const struct report *r)
 		       amount(r->ch.unit, v), p);
 	}
 	dbr_effort_summary_free(part_of, nparts);
-	if (!r->csv)
+	if (!r->machine)
 		printf("%-12s %-40s %12s %7.1f\n\n", "total", "", amount(r->ch.unit, sum), psum);
-	if (unmeasured && !r->csv)
+	if (unmeasured && !r->machine)
 		printf("note: %s\n\n", DBR_IDLENESS_UNMEASURED_HOW);
 	return 0;
 }
@@ -133,7 +139,7 @@ static size_t thread_columns(const struct report *r, struct thread_column *col)
 }
 
 /* Each thread, as a share of its own effort. */
-static int put_threads(const struct report *r)
+static int put_threads(const struct report *r, struct rows *w)
 {
 	struct thread_column col[3 + CULPRIT_IDLE_CAUSES];
 	size_t ncol = thread_columns(r, col);
@@ -144,7 +150,7 @@ static int put_threads(const struct report *r)
 	size_t nt;
 	if (dbr_thread_shares(r->db, r->ch.event, pattern, ncol, &t, &nt) < 0)
 		return msg_error("%s", dbr_error(r->db));
-	if (!r->csv) {
+	if (!r->machine) {
 		int waited = ncol > 2 && strcmp(col[2].metric, MET_WAITED) == 0;
 		printf("per thread, %% of its own effort%s:\n%6s %8s %-16s %10s",
 		       waited ? " (waited: % of its samples taken while it waited)" : "",
@@ -155,13 +161,16 @@ static int put_threads(const struct report *r)
 	}
 	for (size_t i = 0; i < nt; i++) {
 		const char *name = t[i].name;
-		if (r->csv) {
+		if (r->machine) {
 			for (size_t k = 0; k < ncol; k++) {
-				printf("%lld,", (long long)t[i].id);
-				put_csv(name);
-				printf(",%s,%s,%s,%.9g,%.4f\n", k == 0 ? "useful work" : k == 1 ? "overhead"
-				       : "idleness", k == 1 ? MET_OVERHEAD : col[k].metric, col[k].part,
-				       t[i].effort * t[i].percent[k] / 100, t[i].percent[k]);
+				cell_int(w, t[i].id);
+				cell_text(w, name);
+				cell_text(w, k == 0 ? "useful work" : k == 1 ? "overhead" : "idleness");
+				cell_text(w, k == 1 ? MET_OVERHEAD : col[k].metric);
+				cell_text(w, col[k].part);
+				cell_real(w, t[i].effort * t[i].percent[k] / 100);
+				cell_real(w, t[i].percent[k]);
+				rows_end_row(w);
 			}
 			continue;
 		}
@@ -179,19 +188,23 @@ static int put_threads(const struct report *r)
 
 /* The processes that did not end by exit or exec: a crash is the first
  * thing to know about a profile of one. */
-static int put_ends(const struct report *r)
+static int put_ends(const struct report *r, struct rows *w)
 {
 	struct dbr_process_end *p;
 	size_t n;
 	if (dbr_process_ends(r->db, &p, &n) < 0)
 		return msg_error("%s", dbr_error(r->db));
-	if (n && !r->csv)
+	if (n && !r->machine)
 		printf("\nprocesses that did not end by exit or exec:\n");
 	for (size_t i = 0; i < n; i++) {
-		if (r->csv) {
-			printf(",,process_end,%lld,", (long long)p[i].pid);
-			put_csv(p[i].reason);
-			printf(",%d,\n", p[i].signal);
+		if (r->machine) {
+			cell_none(w);
+			cell_none(w);
+			cell_text(w, "process_end");
+			cell_int(w, p[i].pid);
+			cell_text(w, p[i].reason);
+			cell_int(w, p[i].signal);
+			rows_end_row(w);
 			continue;
 		}
 		printf("  pid %lld", (long long)p[i].pid);
@@ -213,15 +226,24 @@ static int put_ends(const struct report *r)
 
 int report_summary(const struct report *r)
 {
-	if (r->csv)
-		printf("thread_id,thread,category,metric,part,value,percent\n");
+	static const struct column columns[] = {
+		{ "thread_id", CELL_INT, NULL }, { "thread", CELL_TEXT, NULL },
+		{ "category", CELL_TEXT, NULL }, { "metric", CELL_TEXT, NULL },
+		{ "part", CELL_TEXT, NULL }, { "value", CELL_REAL, NULL },
+		{ "percent", CELL_REAL, "%.4f" },
+	};
+	struct rows w;
+	if (r->machine)
+		rows_begin(&w, r->format, columns, NCOLUMNS(columns));
 	else {
 		put_title(r, "summary");
 		printf("%s: where the effort went; effort = work + idleness = %s %s\n\n", r->ch.event,
 		       amount(r->ch.unit, r->ch.base), r->ch.unit);
 		printf("%-12s %-40s %12s %7s\n", "category", "part", r->ch.unit, "%");
 	}
-	if (put_totals(r) || put_threads(r) || put_quality(r))
+	if (put_totals(r, &w) || put_threads(r, &w) || put_quality(r, &w) || put_ends(r, &w))
 		return EXIT_FAIL;
-	return put_ends(r);
+	if (r->machine)
+		rows_end(&w);
+	return 0;
 }

@@ -97,11 +97,20 @@ static void put_text(const struct report *r, const struct dbr_experiment *x, siz
 	}
 }
 
-static void put_csv_rows(const struct dbr_experiment *x, size_t nx, const struct dbr_task_type *t,
-			 size_t n)
+static void put_rows(const struct report *r, const struct dbr_experiment *x, size_t nx,
+		     const struct dbr_task_type *t, size_t n)
 {
-	printf("experiment,label,threads,procedure,file,line,site,tasks,size,wait,kind,bucket,"
-	       "from_seconds,to_seconds,count\n");
+	static const struct column columns[] = {
+		{ "experiment", CELL_INT, NULL }, { "label", CELL_TEXT, NULL },
+		{ "threads", CELL_INT, NULL }, { "procedure", CELL_TEXT, NULL },
+		{ "file", CELL_TEXT, NULL }, { "line", CELL_INT, NULL }, { "site", CELL_INT, NULL },
+		{ "tasks", CELL_REAL, "%.0f" }, { "size", CELL_REAL, NULL },
+		{ "wait", CELL_REAL, NULL }, { "kind", CELL_TEXT, NULL },
+		{ "bucket", CELL_INT, NULL }, { "from_seconds", CELL_REAL, NULL },
+		{ "to_seconds", CELL_REAL, NULL }, { "count", CELL_REAL, "%.0f" },
+	};
+	struct rows w;
+	rows_begin(&w, r->format, columns, NCOLUMNS(columns));
 	for (size_t i = 0; i < n; i++) {
 		const struct dbr_task_type *y = &t[i];
 		const struct dbr_experiment *e = NULL;
@@ -112,19 +121,25 @@ static void put_csv_rows(const struct dbr_experiment *x, size_t nx, const struct
 			for (int b = 0; b < DBR_TASK_BUCKETS; b++) {
 				if (y->hist[k][b] <= 0)
 					continue;
-				printf("%lld,", (long long)y->experiment);
-				put_csv(e ? e->label : "");
-				printf(",%ld,", e ? e->threads : 0);
-				put_csv(y->procedure);
-				putchar(',');
-				put_csv(y->file);
-				printf(",%d,%lld,%.0f,%.9g,%.9g,%s,%d,%.9g,%.9g,%.0f\n", y->line,
-				       (long long)y->site, y->tasks,
-				       y->size, y->wait, k ? "wait" : "size", b,
-				       b ? (double)(1ull << b) * 1e-9 : 0.0,
-				       (double)(1ull << (b + 1)) * 1e-9, y->hist[k][b]);
+				cell_int(&w, y->experiment);
+				cell_text(&w, e ? e->label : "");
+				cell_int(&w, e ? e->threads : 0);
+				cell_text(&w, y->procedure);
+				cell_text(&w, y->file);
+				cell_int(&w, y->line);
+				cell_int(&w, y->site);
+				cell_real(&w, y->tasks);
+				cell_real(&w, y->size);
+				cell_real(&w, y->wait);
+				cell_text(&w, k ? "wait" : "size");
+				cell_int(&w, b);
+				cell_real(&w, b ? (double)(1ull << b) * 1e-9 : 0.0);
+				cell_real(&w, (double)(1ull << (b + 1)) * 1e-9);
+				cell_real(&w, y->hist[k][b]);
+				rows_end_row(&w);
 			}
 	}
+	rows_end(&w);
 }
 
 int report_tasks(const struct report *r)
@@ -135,15 +150,15 @@ int report_tasks(const struct report *r)
 	if (dbr_experiments(r->db, &x, &nx) < 0 || dbr_task_types(r->db, &t, &n) < 0)
 		return msg_error("%s", dbr_error(r->db));
 	int rc = EXIT_OK;
-	if (n == 0 && r->csv)
-		put_csv_rows(x, nx, t, n);
+	if (n == 0 && r->machine)
+		put_rows(r, x, nx, t, n);
 	else if (n == 0) {
 		put_title(r, "tasks");
 		printf("no explicit tasks: the program created none (#pragma omp task), or ran on "
 		       "no runtime culprit follows\n");
 	}
-	else if (r->csv)
-		put_csv_rows(x, nx, t, n);
+	else if (r->machine)
+		put_rows(r, x, nx, t, n);
 	else
 		put_text(r, x, nx, t, n);
 	dbr_task_types_free(t, n);

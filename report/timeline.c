@@ -63,13 +63,24 @@ int report_parallelism(const struct report *r)
 	size_t n;
 	if (dbr_parallelism(r->db, r->ch.event, &p, &n) < 0)
 		return msg_error("%s", dbr_error(r->db));
-	if (r->csv) {
-		printf("event,n_working,seconds,percent,work,idleness\n");
+	if (r->machine) {
+		static const struct column columns[] = {
+			{ "event", CELL_TEXT, NULL }, { "n_working", CELL_INT, NULL },
+			{ "seconds", CELL_REAL, NULL }, { "percent", CELL_REAL, "%.6g" },
+			{ "work", CELL_REAL, NULL }, { "idleness", CELL_REAL, NULL },
+		};
+		struct rows w;
+		rows_begin(&w, r->format, columns, NCOLUMNS(columns));
 		for (size_t i = 0; i < n; i++) {
-			put_csv(r->ch.event);
-			printf(",%u,%.9g,%.6g,%.9g,%.9g\n", p[i].n_working, p[i].seconds,
-			       p[i].percent, p[i].work, p[i].idleness);
+			cell_text(&w, r->ch.event);
+			cell_int(&w, p[i].n_working);
+			cell_real(&w, p[i].seconds);
+			cell_real(&w, p[i].percent);
+			cell_real(&w, p[i].work);
+			cell_real(&w, p[i].idleness);
+			rows_end_row(&w);
 		}
+		rows_end(&w);
 		free(p);
 		return 0;
 	}
@@ -111,39 +122,46 @@ static char mark(const double *v)
 	return best < 0 ? ' ' : dbr_activity_mark(best);
 }
 
-static void put_timeline_csv(const struct report *r, const struct dbr_timeline *t)
+/* A row per thread and column of time: its seconds by activity. */
+static void put_timeline_rows(const struct report *r, const struct dbr_timeline *t)
 {
-	printf("thread_id,pid,tid,name,start,end");
+	struct column col[6 + DBR_ACTIVITIES] = {
+		{ "thread_id", CELL_INT, NULL }, { "pid", CELL_INT, NULL }, { "tid", CELL_INT, NULL },
+		{ "name", CELL_TEXT, NULL }, { "start", CELL_REAL, NULL }, { "end", CELL_REAL, NULL },
+	};
 	for (int a = 0; a < DBR_ACTIVITIES; a++)
-		printf(",%s", dbr_activity_name(a));
-	putchar('\n');
+		col[6 + a] = (struct column){ dbr_activity_name(a), CELL_REAL, NULL };
+	struct rows w;
+	rows_begin(&w, r->format, col, NCOLUMNS(col));
 	double width = (t->to - t->from) / t->nbuckets;
 	for (size_t k = 0; k < t->nthreads; k++) {
 		const struct dbr_timeline_thread *th = &t->thread[k];
 		for (int b = 0; b < t->nbuckets; b++) {
 			const double *v = &t->seconds[(k * (size_t)t->nbuckets + (size_t)b) *
 						      DBR_ACTIVITIES];
-			printf("%lld,%lld,%lld,", (long long)th->id, (long long)th->pid,
-			       (long long)th->tid);
-			put_csv(th->name ? th->name : "");
-			printf(",%.9g,%.9g", t->from + b * width, t->from + (b + 1) * width);
+			cell_int(&w, th->id);
+			cell_int(&w, th->pid);
+			cell_int(&w, th->tid);
+			cell_text(&w, th->name ? th->name : "");
+			cell_real(&w, t->from + b * width);
+			cell_real(&w, t->from + (b + 1) * width);
 			for (int a = 0; a < DBR_ACTIVITIES; a++)
-				printf(",%.9g", v[a]);
-			putchar('\n');
+				cell_real(&w, v[a]);
+			rows_end_row(&w);
 		}
 	}
-	(void)r;
+	rows_end(&w);
 }
 
 int report_timeline(const struct report *r)
 {
 	/* Text: a 22-column label, the columns, and the frame: 100 wide. */
-	int columns = r->width > 0 ? r->width : r->csv ? 100 : 76;
+	int columns = r->width > 0 ? r->width : r->machine ? 100 : 76;
 	struct dbr_timeline t;
 	if (dbr_timeline(r->db, r->ch.event, r->from, r->to, columns, 0, &t) < 0)
 		return msg_error("%s", dbr_error(r->db));
-	if (r->csv) {
-		put_timeline_csv(r, &t);
+	if (r->machine) {
+		put_timeline_rows(r, &t);
 		dbr_timeline_free(&t);
 		return 0;
 	}

@@ -41,7 +41,7 @@ static size_t shown_children(const struct report *r, uint32_t i, uint32_t **out,
 		for (uint32_t k = c[at].first; k != UINT32_MAX; k = c[k].next) {
 			if (!shown(r, k))
 				continue;
-			if (c[k].kind == KIND_CALLSITE[0] && !r->csv) {
+			if (c[k].kind == KIND_CALLSITE[0] && !r->machine) {
 				grow_array(&sites, &capsites, nsites + 1, sizeof *sites);
 				sites[nsites++] = k;
 				continue;
@@ -56,22 +56,35 @@ static size_t shown_children(const struct report *r, uint32_t i, uint32_t **out,
 	return n;
 }
 
-static void put_csv_row(const struct report *r, uint32_t i)
+static const struct column topdown_columns[] = {
+	{ "id", CELL_INT, NULL }, { "parent_id", CELL_INT, NULL }, { "depth", CELL_INT, NULL },
+	{ "kind", CELL_TEXT, NULL }, { "procedure", CELL_TEXT, NULL },
+	{ "module", CELL_TEXT, NULL }, { "file", CELL_TEXT, NULL }, { "line", CELL_INT, NULL },
+	{ "inclusive", CELL_REAL, NULL }, { "inclusive_percent", CELL_REAL, "%.4f" },
+	{ "exclusive", CELL_REAL, NULL }, { "exclusive_percent", CELL_REAL, "%.4f" },
+	{ "folded", CELL_TEXT, NULL },
+};
+
+static void put_row(struct rows *w, const struct report *r, uint32_t i)
 {
 	const struct dbr_ctx *c = &r->tree->c[i];
-	printf("%u,", i + 1);
+	cell_int(w, i + 1);
 	if (c->parent != UINT32_MAX)
-		printf("%u", c->parent + 1);
-	printf(",%u,%s,", c->depth, dbr_kind_name(c->kind));
-	put_csv(c->procedure);
-	putchar(',');
-	put_csv(c->module);
-	putchar(',');
-	put_csv(c->file);
-	printf(",%d,%.9g,%.4f,%.9g,%.4f,", c->line, r->incl[i], pct(r, r->incl[i]), r->excl[i],
-	       pct(r, r->excl[i]));
-	put_csv(c->folded);
-	putchar('\n');
+		cell_int(w, c->parent + 1);
+	else
+		cell_none(w);
+	cell_int(w, c->depth);
+	cell_text(w, dbr_kind_name(c->kind));
+	cell_text(w, c->procedure);
+	cell_text(w, c->module);
+	cell_text(w, c->file);
+	cell_int(w, c->line);
+	cell_real(w, r->incl[i]);
+	cell_real(w, pct(r, r->incl[i]));
+	cell_real(w, r->excl[i]);
+	cell_real(w, pct(r, r->excl[i]));
+	cell_text(w, c->folded);
+	rows_end_row(w);
 }
 
 static void put_text_row(const struct report *r, uint32_t i, uint32_t level)
@@ -108,9 +121,9 @@ int report_topdown(const struct report *r)
 	size_t sp = 0, cap = 0, kcap = 0;
 	uint32_t *kids = NULL;
 
-	if (r->csv)
-		printf("id,parent_id,depth,kind,procedure,module,file,line,inclusive,"
-		       "inclusive_percent,exclusive,exclusive_percent,folded\n");
+	struct rows w;
+	if (r->machine)
+		rows_begin(&w, r->format, topdown_columns, NCOLUMNS(topdown_columns));
 	else {
 		put_header(r, "top-down");
 		printf("%9s %6s %9s %6s  %s\n", "inclusive", "%", "exclusive", "%", "context");
@@ -120,8 +133,8 @@ int report_topdown(const struct report *r)
 	stack[sp++] = (struct item){ 0, 0 };
 	while (sp) {
 		struct item it = stack[--sp];
-		if (r->csv)
-			put_csv_row(r, it.ctx);
+		if (r->machine)
+			put_row(&w, r, it.ctx);
 		else
 			put_text_row(r, it.ctx, it.level);
 		if (r->depth > 0 && (int)it.level >= r->depth)
@@ -133,5 +146,7 @@ int report_topdown(const struct report *r)
 	}
 	free(stack);
 	free(kids);
+	if (r->machine)
+		rows_end(&w);
 	return 0;
 }

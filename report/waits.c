@@ -26,33 +26,30 @@ static void site_label(const struct dbr_wait_site *w, char *buf, size_t size)
 		snprintf(buf, size, "%s", proc);
 }
 
-/* A real number as SQLite writes it as text ("1.0", "0.25"). */
-static void put_real(double v)
-{
-	char buf[64];
-	snprintf(buf, sizeof buf, "%.15g", v);
-	printf("%s%s", buf, strpbrk(buf, ".eni") ? "" : ".0");
-}
+static const struct column wait_columns[] = {
+	{ "kind", CELL_TEXT, NULL }, { "cause", CELL_TEXT, NULL }, { "procedure", CELL_TEXT, NULL },
+	{ "file", CELL_TEXT, NULL }, { "line", CELL_INT, NULL }, { "module", CELL_TEXT, NULL },
+	{ "object", CELL_INT, NULL }, { "threads", CELL_INT, NULL }, { "count", CELL_INT, NULL },
+	{ "seconds", CELL_REAL, "%.15g" }, { "max_seconds", CELL_REAL, "%.15g" },
+};
 
-static void put_site_csv(const struct dbr_wait_site *w)
+static void put_site_row(struct rows *w, const struct dbr_wait_site *s)
 {
-	put_csv(w->kind ? w->kind : "");
-	putchar(',');
-	put_csv(w->cause ? w->cause : "");
-	putchar(',');
-	put_csv(w->procedure ? w->procedure : "");
-	putchar(',');
-	put_csv(w->file ? w->file : "");
-	printf(",%d,", w->line);
-	put_csv(w->module ? w->module : "");
-	putchar(',');
-	if (w->has_object)
-		printf("%lld", (long long)w->object);
-	printf(",%lld,%lld,", (long long)w->threads, (long long)w->count);
-	put_real(w->seconds);
-	putchar(',');
-	put_real(w->max_seconds);
-	putchar('\n');
+	cell_text(w, s->kind);
+	cell_text(w, s->cause);
+	cell_text(w, s->procedure);
+	cell_text(w, s->file);
+	cell_int(w, s->line);
+	cell_text(w, s->module);
+	if (s->has_object)
+		cell_int(w, s->object);
+	else
+		cell_none(w);
+	cell_int(w, s->threads);
+	cell_int(w, s->count);
+	cell_real(w, s->seconds);
+	cell_real(w, s->max_seconds);
+	rows_end_row(w);
 }
 
 /* The innermost part of PATH ("a > b > c") that fits WIDTH, whole frames. */
@@ -76,9 +73,9 @@ static int put_sites(const struct report *r, char causes[][16], int *ncauses)
 	size_t n;
 	if (dbr_wait_sites(r->db, &w, &n) < 0)
 		return msg_error("%s", dbr_error(r->db));
-	if (r->csv)
-		printf("kind,cause,procedure,file,line,module,object,threads,count,seconds,"
-		       "max_seconds\n");
+	struct rows rw;
+	if (r->machine)
+		rows_begin(&rw, r->format, wait_columns, NCOLUMNS(wait_columns));
 	else
 		printf("%-9s %-8s %10s %8s %9s %9s %7s  %s\n", "kind", "cause", "waited s", "count",
 		       "mean ms", "max ms", "threads", "site [object]");
@@ -91,8 +88,8 @@ static int put_sites(const struct report *r, char causes[][16], int *ncauses)
 			if (!seen)
 				snprintf(causes[(*ncauses)++], 16, "%s", cause);
 		}
-		if (r->csv) {
-			put_site_csv(&w[i]);
+		if (r->machine) {
+			put_site_row(&rw, &w[i]);
 			continue;
 		}
 		char site[300];
@@ -107,7 +104,9 @@ static int put_sites(const struct report *r, char causes[][16], int *ncauses)
 		putchar('\n');
 	}
 	dbr_wait_sites_free(w, n);
-	if (!n && !r->csv)
+	if (r->machine)
+		rows_end(&rw);
+	if (!n && !r->machine)
 		printf("(no thread blocked while working)\n");
 	return 0;
 }
@@ -141,7 +140,7 @@ static int put_blamed(const struct report *r, char causes[][16], int ncauses)
 
 int report_waits(const struct report *r)
 {
-	if (!r->csv) {
+	if (!r->machine) {
 		put_title(r, "waits");
 		printf("blocking waits of working threads, by call site and object, longest "
 		       "first\n\n");
@@ -150,7 +149,7 @@ int report_waits(const struct report *r)
 	int ncauses = 0;
 	if (put_sites(r, causes, &ncauses))
 		return EXIT_FAIL;
-	if (r->csv || !ncauses)
+	if (r->machine || !ncauses)
 		return 0;
 	return put_blamed(r, causes, ncauses);
 }

@@ -81,6 +81,10 @@ blame=$(awk -F, '$1 == "rank" { w += $7 } $1 == "frame" && $18 > m { m = $18; f 
 note "MPI waiting blamed: most on ${blame%% *}; heavy and all waiting, s: ${blame#* }"
 check "by rank: the MPI waiting is blamed most on heavy, over 60% of it" \
 	sh -c "echo '$blame' | awk '{ exit !(\$1 == \"heavy\" && \$2 > 0.6 * \$3) }'"
+"$CULPRIT" report --by-rank --format=json m.db > ranks.json
+python3 "$srcdir/tests/check_json.py" report ranks.json ranks.csv > ranks.check 2>&1
+check "report --by-rank --format=json: the CSV's rows, as objects ($(cat ranks.check))" \
+	sh -c "grep -q '^ok [1-9]' ranks.check"
 "$CULPRIT" report --by-rank m.db > ranks.txt
 call=$(grep -n '? heavy(' "$S/mpi_imbalance.c" | head -n 1 | cut -d: -f1)
 check "by rank (text): a row per rank, and the frame with the line it was called from ($call)" \

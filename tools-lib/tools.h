@@ -63,6 +63,9 @@ size_t safe_char(const char *s);
 void fput_safe(FILE *f, const char *s, size_t width);
 /* The same replacement, in place. */
 void make_safe(char *s);
+/* S as a JSON string to F, quotes included (NULL: ""): escaped, and valid
+ * UTF-8 whatever the program named its functions (json.c). */
+void json_string(FILE *f, const char *s);
 
 /* ---- numbers as short text (units.c) --------------------------------------- */
 

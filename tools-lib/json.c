@@ -1,8 +1,11 @@
 /* json.c - JSON strings.  Names come from the measured program and may
  * hold any byte: quotes and control characters are escaped, and a byte
  * that does not start a valid UTF-8 sequence becomes U+FFFD, so that
- * every consumer parses the file. */
-#include "export.h"
+ * every consumer parses the file (culprit export, report and diff
+ * --format=json). */
+#include "tools.h"
+
+#include <stdio.h>
 
 #include <stdint.h>
 
