@@ -39,15 +39,19 @@ struct options {
 	int force;
 };
 
+/* The formats: their names, what writes them, whether they are binary
+ * (not for a terminal), and whether they hold one metric (work unless
+ * told) rather than all of them unless one is asked for. */
 static const struct format {
 	const char *name;
 	int (*write)(const struct export *);
 	int binary;
+	int one_metric;
 } formats[] = {
-	{ "folded", export_folded, 0 },
-	{ "speedscope", export_speedscope, 0 },
-	{ "pprof", export_pprof, 1 },
-	{ "perfetto", export_perfetto, 0 },
+	{ "folded", export_folded, 0, 1 },
+	{ "speedscope", export_speedscope, 0, 0 },
+	{ "pprof", export_pprof, 1, 0 },
+	{ "perfetto", export_perfetto, 0, 0 },
 };
 
 static const struct format *find_format(const char *name)
@@ -160,8 +164,6 @@ int cmd_export(int argc, char **argv)
 		return msg_error("%s", err);
 	const struct format *fmt = find_format(o.format);
 	struct dbr_choice ch = { 0 };
-	/* folded exports one metric (work unless told); the others all, or
-	 * the one asked for. */
 	const char *metric = o.metric ? o.metric : MET_WORK;
 	if (dbr_choose(x.db, o.event, metric, &ch) < 0) {
 		rc = msg_error("%s", dbr_error(x.db));
@@ -171,7 +173,7 @@ int cmd_export(int argc, char **argv)
 	}
 	x.event = ch.event;
 	x.unit = ch.unit;
-	x.metric = fmt->write == export_folded ? ch.metric : o.metric ? ch.metric : NULL;
+	x.metric = fmt->one_metric || o.metric ? ch.metric : NULL;
 	char *tmp;
 	if (fmt->binary && strcmp(o.output, "-") == 0 && isatty(STDOUT_FILENO)) {
 		rc = msg_error("the %s format is binary: write it to a file with -o FILE", fmt->name);

@@ -641,6 +641,64 @@ static void draw_chooser(struct vui *u)
 	}
 }
 
+/* ---- the panes under the rows ----------------------------------------------- */
+
+static int half_height(int avail)
+{
+	return avail / 2 - 1;
+}
+
+/* The timeline wants a row per thread. */
+static int timeline_height(int avail)
+{
+	return avail * 3 / 5;
+}
+
+static void no_title(struct vui *u, const struct vrow *r, char *buf, size_t size)
+{
+	(void)u;
+	(void)r;
+	(void)size;
+	buf[0] = 0;
+}
+
+static void source_title(struct vui *u, const struct vrow *r, char *buf, size_t size)
+{
+	(void)u;
+	snprintf(buf, size, "%s%s  (each line's value, calls included)", r && r->file ? ": " : "",
+		 r && r->file ? r->file : "");
+}
+
+static void timeline_title(struct vui *u, const struct vrow *r, char *buf, size_t size)
+{
+	(void)u;
+	(void)r;
+	char marks[160];
+	dbr_activity_legend(marks, sizeof marks);
+	snprintf(buf, size, "  %s  overhead by type: A-Z", marks);
+}
+
+static void draw_timeline_pane(struct vui *u, const struct vrow *r)
+{
+	(void)r;
+	timeline_draw(u, u->pane_y, u->pane_h);
+}
+
+/* Each pane: its name, its height out of the room AVAIL, whether it reads
+ * the database for the selected row (the whole run's, not the timeline's
+ * range), what follows its name in its title, and what draws it. */
+static const struct pane {
+	const char *name;
+	int (*height)(int avail);
+	int reads_db;
+	void (*title)(struct vui *u, const struct vrow *r, char *buf, size_t size);
+	void (*draw)(struct vui *u, const struct vrow *r);
+} panes[] = {
+	[PANE_DETAIL] = { "details", half_height, 1, no_title, draw_detail },
+	[PANE_SOURCE] = { "source", half_height, 1, source_title, draw_source },
+	[PANE_TIMELINE] = { "timeline", timeline_height, 0, timeline_title, draw_timeline_pane },
+};
+
 /* ---- the whole screen -------------------------------------------------------- */
 
 void draw(struct vui *u)
@@ -650,8 +708,7 @@ void draw(struct vui *u)
 	int avail = LINES - 3;
 	u->pane_h = 0;
 	if (u->pane != PANE_NONE && avail >= 8) {
-		/* The timeline wants a row per thread. */
-		u->pane_h = u->pane == PANE_TIMELINE ? avail * 3 / 5 : avail / 2 - 1;
+		u->pane_h = panes[u->pane].height(avail);
 		if (u->pane_h < 4)
 			u->pane_h = 4;
 	}
@@ -719,29 +776,17 @@ void draw(struct vui *u)
 
 	struct vrow *r = ui_selected(u);
 	if (u->pane_h) {
-		if (u->pane != PANE_TIMELINE)
+		const struct pane *p = &panes[u->pane];
+		char head[256], more[200] = "";
+		if (p->reads_db)
 			fill_cache(u, r);
-		char head[256], marks[160] = "";
 		/* The details and the source read the database: the whole run's. */
-		int whole = u->pane != PANE_TIMELINE && timeline_range(u, &from, &to);
-		if (u->pane == PANE_TIMELINE)
-			dbr_activity_legend(marks, sizeof marks);
-		snprintf(head, sizeof head, " %s%s%s%s%s%s ", u->pane == PANE_DETAIL ? "details"
-			 : u->pane == PANE_TIMELINE ? "timeline  " : "source",
-			 u->pane == PANE_SOURCE && r && r->file ? ": " : "",
-			 u->pane == PANE_SOURCE && r && r->file ? r->file : "",
-			 u->pane == PANE_SOURCE ? "  (each line's value, calls included)"
-			 : u->pane == PANE_TIMELINE ? marks : "",
-			 u->pane == PANE_TIMELINE ? "  overhead by type: A-Z" : "",
-			 whole ? "  (the whole run)" : "");
+		int whole = p->reads_db && timeline_range(u, &from, &to);
+		p->title(u, r, more, sizeof more);
+		snprintf(head, sizeof head, " %s%s%s ", p->name, more, whole ? "  (the whole run)" : "");
 		fill_line(u->pane_y - 1, A_REVERSE);
 		put(u->pane_y - 1, 0, COLS, head, A_REVERSE | A_BOLD);
-		if (u->pane == PANE_DETAIL)
-			draw_detail(u, r);
-		else if (u->pane == PANE_TIMELINE)
-			timeline_draw(u, u->pane_y, u->pane_h);
-		else
-			draw_source(u, r);
+		p->draw(u, r);
 	}
 
 	/* The status line: a prompt, a message, or the keys. */
