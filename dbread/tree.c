@@ -1,6 +1,6 @@
 /* tree.c - the calling-context tree in memory, and the one definition of
  * a frame's caller that every reader uses. */
-#include "hash.h"
+#define _GNU_SOURCE
 #include "internal.h"
 #include "tools.h"
 
@@ -339,59 +339,18 @@ const char *dbr_kind_name(char kind)
 	return KIND_ROOT;
 }
 
-/* How many frames of each procedure are on the walk's path, by the
- * procedure's identity (name, module, file: interned, so compared as
- * pointers).  Entries stay once made: open addressing, grown at half. */
-struct active {
-	const char *procedure, *module, *file;
-	uint32_t count;
-	uint8_t used;
-};
-
-struct active_table {
-	struct active *a;
-	size_t mask, n;
-};
-
-static size_t active_hash(const struct dbr_ctx *c)
+/* Frames by procedure, module and file (the tree's interned names: one
+ * pointer per name), then by index. */
+static int by_procedure(const void *a, const void *b, void *arg)
 {
-	return hash_mix((uint64_t)(uintptr_t)c->procedure ^ (uint64_t)(uintptr_t)c->module << 7 ^
-			(uint64_t)(uintptr_t)c->file << 13);
-}
-
-static struct active *active_find(struct active *a, size_t mask, const struct dbr_ctx *c)
-{
-	size_t i = active_hash(c) & mask;
-	while (a[i].used && !(a[i].procedure == c->procedure && a[i].module == c->module &&
-			      a[i].file == c->file))
-		i = (i + 1) & mask;
-	return &a[i];
-}
-
-/* C's procedure's entry, made if new. */
-static struct active *active_entry(struct active_table *t, const struct dbr_ctx *c)
-{
-	struct active *e = active_find(t->a, t->mask, c);
-	if (e->used)
-		return e;
-	if (2 * (t->n + 1) > t->mask) {
-		size_t mask = 2 * t->mask + 1;
-		struct active *a = xcalloc(mask + 1, sizeof *a);
-		for (size_t i = 0; i <= t->mask; i++)
-			if (t->a[i].used) {
-				struct dbr_ctx key = { .procedure = t->a[i].procedure,
-						       .module = t->a[i].module,
-						       .file = t->a[i].file };
-				*active_find(a, mask, &key) = t->a[i];
-			}
-		free(t->a);
-		t->a = a;
-		t->mask = mask;
-		e = active_find(t->a, t->mask, c);
-	}
-	*e = (struct active){ c->procedure, c->module, c->file, 0, 1 };
-	t->n++;
-	return e;
+	const struct dbr_ctx *c = arg, *x = &c[*(const uint32_t *)a], *y = &c[*(const uint32_t *)b];
+	if (x->procedure != y->procedure)
+		return (uintptr_t)x->procedure < (uintptr_t)y->procedure ? -1 : 1;
+	if (x->module != y->module)
+		return (uintptr_t)x->module < (uintptr_t)y->module ? -1 : 1;
+	if (x->file != y->file)
+		return (uintptr_t)x->file < (uintptr_t)y->file ? -1 : 1;
+	return 0;
 }
 
 const uint8_t *dbr_recursive(struct dbr *r)
@@ -399,41 +358,29 @@ const uint8_t *dbr_recursive(struct dbr *r)
 	struct dbr_tree *t = r->tree ? r->tree : (struct dbr_tree *)dbr_tree(r);
 	if (!t || t->recursive)
 		return t ? t->recursive : NULL;
-	t->recursive = xcalloc(t->n + 1, 1);
-	struct active_table at = { xcalloc(64, sizeof(struct active)), 63, 0 };
-	/* Depth first without recursion (a tree may be a million deep): a
-	 * context's index to enter it, its complement to leave it after its
-	 * children. */
-	uint32_t *stack = NULL;
-	size_t sp = 0, cap = 0;
-	for (size_t root = 0; root < t->n; root++) {
-		if (t->c[root].parent != UINT32_MAX)
-			continue;
-		grow_array(&stack, &cap, sp + 1, sizeof *stack);
-		stack[sp++] = (uint32_t)root;
-		while (sp) {
-			uint32_t i = stack[--sp];
-			int leaving = i >= (uint32_t)t->n;
-			if (leaving)
-				i = ~i;
-			const struct dbr_ctx *c = &t->c[i];
-			if (leaving) {
-				active_entry(&at, c)->count--;
-				continue;
-			}
-			if (dbr_is_frame(c->kind)) {
-				struct active *e = active_entry(&at, c);
-				t->recursive[i] = e->count++ > 0;
-				grow_array(&stack, &cap, sp + 1, sizeof *stack);
-				stack[sp++] = ~i;
-			}
-			for (uint32_t k = c->first; k != UINT32_MAX; k = t->c[k].next) {
-				grow_array(&stack, &cap, sp + 1, sizeof *stack);
-				stack[sp++] = k;
-			}
-		}
+	/* A key per procedure (frames of the same procedure, module and file
+	 * share one), then the walk that marks those below another. */
+	uint32_t *frame = xmalloc((t->n + 1) * sizeof *frame);
+	uint32_t *key = xmalloc((t->n + 1) * sizeof *key);
+	uint32_t *parent = xmalloc((t->n + 1) * sizeof *parent);
+	size_t nf = 0;
+	for (size_t i = 0; i < t->n; i++) {
+		parent[i] = t->c[i].parent;
+		key[i] = UINT32_MAX;
+		if (dbr_is_frame(t->c[i].kind))
+			frame[nf++] = (uint32_t)i;
 	}
-	free(stack);
-	free(at.a);
+	qsort_r(frame, nf, sizeof *frame, by_procedure, t->c);
+	uint32_t nkeys = 0;
+	for (size_t k = 0; k < nf; k++) {
+		if (k && by_procedure(&frame[k - 1], &frame[k], t->c) != 0)
+			nkeys++;
+		key[frame[k]] = nkeys;
+	}
+	t->recursive = xcalloc(t->n + 1, 1);
+	mark_nested(t->n, parent, key, nf ? nkeys + 1 : 0, t->recursive);
+	free(parent);
+	free(key);
+	free(frame);
 	return t->recursive;
 }

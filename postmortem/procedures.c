@@ -68,51 +68,31 @@ static uint32_t proc_number(struct proc_table *pt, const struct proc_key *k)
 
 /* Sums each procedure's values over T's contexts, by metric, into INCL
  * and EXCL (procedure * nmetric + metric); PROC maps a context to its
- * procedure (CTX_NONE for none).  Depth-first: a frame's inclusive value
- * counts only where no frame of the same procedure is above it
- * (recursion counted once). */
+ * procedure (CTX_NONE for none).  A frame's inclusive value counts only
+ * where no frame of the same procedure is above it (recursion counted
+ * once: mark_nested). */
 static void sum_procedures(const struct ctree *t, const uint32_t *proc, size_t nproc,
 			   double *incl, double *excl)
 {
 	size_t n = t->n, nm = t->nmetric;
-	uint32_t *first = xmalloc(n * sizeof *first), *next = xmalloc(n * sizeof *next);
-	uint32_t *active = xcalloc(nproc + 1, sizeof *active);
-	uint32_t *stack = xmalloc((n + 1) * sizeof *stack);
-	size_t sp = 0;
-
-	memset(first, 0xff, n * sizeof *first);
-	for (size_t i = n; i-- > 1;) {
-		next[i] = first[t->node[i].parent];
-		first[t->node[i].parent] = (uint32_t)i;
-	}
-	stack[sp++] = 0;
-	while (sp) {
-		uint32_t top = stack[sp - 1];
-		if (top & 0x80000000u) {	/* leaving */
-			uint32_t node = top & 0x7fffffffu;
-			sp--;
-			if (proc[node] != CTX_NONE)
-				active[proc[node]]--;
+	uint32_t *parent = xmalloc((n + 1) * sizeof *parent);
+	uint8_t *nested = xmalloc(n + 1);
+	for (size_t i = 0; i < n; i++)
+		parent[i] = i ? t->node[i].parent : UINT32_MAX;
+	mark_nested(n, parent, proc, (uint32_t)nproc, nested);
+	for (size_t i = 0; i < n; i++) {
+		uint32_t q = proc[i];
+		if (q == CTX_NONE)
 			continue;
+		for (size_t m = 0; m < nm; m++) {
+			const struct ctx_stat *s = ctree_stat(t, (uint32_t)i, (uint32_t)m);
+			if (!nested[i])
+				incl[q * nm + m] += s->incl;
+			excl[q * nm + m] += s->excl;
 		}
-		stack[sp - 1] = top | 0x80000000u;
-		uint32_t q = proc[top];
-		if (q != CTX_NONE) {
-			for (size_t m = 0; m < nm; m++) {
-				const struct ctx_stat *s = ctree_stat(t, top, (uint32_t)m);
-				if (active[q] == 0)
-					incl[q * nm + m] += s->incl;
-				excl[q * nm + m] += s->excl;
-			}
-			active[q]++;
-		}
-		for (uint32_t c = first[top]; c != CTX_NONE; c = next[c])
-			stack[sp++] = c;
 	}
-	free(stack);
-	free(active);
-	free(first);
-	free(next);
+	free(nested);
+	free(parent);
 }
 
 void ctree_procedures(const struct ctree *t, ctx_procedure_sink sink, void *arg)

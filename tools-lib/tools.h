@@ -67,6 +67,16 @@ void make_safe(char *s);
  * UTF-8 whatever the program named its functions (json.c). */
 void json_string(FILE *f, const char *s);
 
+/* ---- trees (nesting.c) ------------------------------------------------------ */
+
+/* For the forest of N nodes PARENT gives (UINT32_MAX, or an index out of
+ * range: a root), each of KEY[i] (below NKEYS; any other value: none),
+ * sets NESTED[i] (N bytes) to 1 where an ancestor of node i has its key
+ * (a recursion's inner frames), else 0: what "recursion counted once"
+ * leaves out of inclusive sums. */
+void mark_nested(size_t n, const uint32_t *parent, const uint32_t *key, uint32_t nkeys,
+		 uint8_t *nested);
+
 /* ---- numbers as short text (units.c) --------------------------------------- */
 
 /* NS nanoseconds, short: "512ns", "1.2us", "31ms", "1.1s"; returns BUF. */

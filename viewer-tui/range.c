@@ -16,7 +16,6 @@
 struct proc {
 	const char *procedure, *module, *file;
 	double incl[VM_COUNT], excl[VM_COUNT];
-	uint32_t active;		/* its frames on the walk's path */
 };
 
 struct procs {
@@ -70,46 +69,28 @@ static struct proc *proc_of(struct procs *ps, const struct dbr_ctx *c)
 	return p;
 }
 
-/* Walks TREE depth first without recursion, summing each frame's values
- * into its procedure: inclusive only where no frame of the same
- * procedure is above it. */
-static void sum_frames(const struct vmodel *m, const struct dbr_tree *t, struct procs *ps)
+/* Sums each frame's values of the range into its procedure: inclusive
+ * only where no frame of the same procedure is above it (dbr_recursive).
+ * -1 after setting the model's error. */
+static int sum_frames(struct vmodel *m, const struct dbr_tree *t, struct procs *ps)
 {
-	uint32_t *stack = xmalloc((t->n + 1) * sizeof *stack);
-	struct proc **of = xcalloc(t->n + 1, sizeof *of);
-	size_t sp = 0;
-	for (size_t root = 0; root < t->n; root++) {
-		if (t->c[root].parent != UINT32_MAX)
+	const uint8_t *recursive = dbr_recursive(m->db);
+	if (!recursive)
+		return model_set_error(m);
+	for (size_t i = 0; i < t->n; i++) {
+		const struct dbr_ctx *c = &t->c[i];
+		if (!dbr_is_frame(c->kind))
 			continue;
-		stack[sp++] = (uint32_t)root;
-		while (sp) {
-			uint32_t top = stack[sp - 1];
-			if (top & 0x80000000u) {	/* leaving */
-				sp--;
-				struct proc *p = of[top & 0x7fffffffu];
-				if (p)
-					p->active--;
-				continue;
-			}
-			stack[sp - 1] = top | 0x80000000u;
-			const struct dbr_ctx *c = &t->c[top];
-			if (dbr_is_frame(c->kind)) {
-				struct proc *p = of[top] = proc_of(ps, c);
-				const double *in = m->range_incl + (size_t)top * VM_COUNT;
-				const double *ex = m->range_excl + (size_t)top * VM_COUNT;
-				for (int k = 0; k < VM_COUNT; k++) {
-					if (!p->active)
-						p->incl[k] += in[k];
-					p->excl[k] += ex[k];
-				}
-				p->active++;
-			}
-			for (uint32_t k = c->first; k != UINT32_MAX; k = t->c[k].next)
-				stack[sp++] = k;
+		struct proc *p = proc_of(ps, c);
+		const double *in = m->range_incl + i * VM_COUNT;
+		const double *ex = m->range_excl + i * VM_COUNT;
+		for (int k = 0; k < VM_COUNT; k++) {
+			if (!recursive[i])
+				p->incl[k] += in[k];
+			p->excl[k] += ex[k];
 		}
 	}
-	free(of);
-	free(stack);
+	return 0;
 }
 
 static int has_value(const double *v)
@@ -131,7 +112,11 @@ int range_procedures(struct vmodel *m, struct vrow *root)
 	if (!t)
 		return model_set_error(m);
 	struct procs ps = { 0 };
-	sum_frames(m, t, &ps);
+	if (sum_frames(m, t, &ps) < 0) {
+		free(ps.p);
+		free(ps.slot);
+		return -1;
+	}
 	for (size_t q = 0; q < ps.n; q++) {
 		const struct proc *p = &ps.p[q];
 		if (!has_value(p->incl) && !has_value(p->excl))
