@@ -155,66 +155,64 @@ static void put_snapshot(struct mfile_writer *w, uint64_t now)
 }
 
 /* async-signal-safe */
-int writer_thread_file(struct culprit_thread *t, uint32_t reason)
+/* ---- a thread file's sections, in the reader's order (mfile_read.c) ---- */
+
+/* THRD: who the thread is, and when it began and ended (a snapshot: NOW,
+ * its end unknown). */
+static void put_thrd(struct mfile_writer *w, const struct culprit_thread *t, uint32_t reason,
+		     int snap, uint64_t now)
 {
-	struct mfile_writer w;
-	char stem[128], prog[48], name[64], path[PATH_MAX];
-	const struct cct *c = &t->cct;
-	uint32_t ncols = c->ncolumns;
-	void *buf = culprit_map(WRITE_BUFFER);
-
-	if (!buf)
-		return -1;
-	program_stem(prog, sizeof prog);
-	culprit_format(stem, sizeof stem, "%s-%d-%u-t%u", prog, (int)culprit_process.pid,
-		       culprit_process.generation, t->seq);
-	if (open_claimed(&w, stem, "thread", MFILE_THREAD, buf, &t->file_suffix, path, 0) < 0) {
-		culprit_unmap(buf, WRITE_BUFFER);
-		return -1;
-	}
-
+	char name[64];
 	thread_name(t->tid, name, sizeof name);
 	if (!name[0] && t->name[0])
 		culprit_format(name, sizeof name, "%s", t->name);
-	mfile_section_begin(&w, MFILE_TAG_THRD);
-	mfile_put_u64(&w, culprit_process.nonce);
-	mfile_put_u32(&w, (uint32_t)culprit_process.pid);
-	mfile_put_u32(&w, culprit_process.generation);
-	mfile_put_u32(&w, t->seq);
-	mfile_put_u32(&w, (uint32_t)t->tid);
-	int snap = reason == WRITER_SNAPSHOT;
-	uint64_t now = culprit_now_realtime();
-	mfile_put_u64(&w, t->start_realtime_ns);
-	mfile_put_u64(&w, snap ? now : t->end_realtime_ns);
-	mfile_put_u32(&w, snap ? MFILE_END_UNKNOWN : reason);
-	mfile_put_u32(&w, 0);
-	mfile_put_u32(&w, t->creator_seq);
-	mfile_put_u32(&w, t->creator_node);
-	mfile_put_str(&w, name);
-	mfile_section_end(&w);
+	mfile_section_begin(w, MFILE_TAG_THRD);
+	mfile_put_u64(w, culprit_process.nonce);
+	mfile_put_u32(w, (uint32_t)culprit_process.pid);
+	mfile_put_u32(w, culprit_process.generation);
+	mfile_put_u32(w, t->seq);
+	mfile_put_u32(w, (uint32_t)t->tid);
+	mfile_put_u64(w, t->start_realtime_ns);
+	mfile_put_u64(w, snap ? now : t->end_realtime_ns);
+	mfile_put_u32(w, snap ? MFILE_END_UNKNOWN : reason);
+	mfile_put_u32(w, 0);
+	mfile_put_u32(w, t->creator_seq);
+	mfile_put_u32(w, t->creator_node);
+	mfile_put_str(w, name);
+	mfile_section_end(w);
+}
 
-	mfile_section_begin(&w, MFILE_TAG_COLS);
-	mfile_put_u32(&w, ncols);
+/* COLS: each metric column, by event. */
+static void put_cols(struct mfile_writer *w, uint32_t ncols)
+{
+	mfile_section_begin(w, MFILE_TAG_COLS);
+	mfile_put_u32(w, ncols);
 	for (uint32_t i = 0; i < ncols; i++) {
-		mfile_put_u32(&w, i / COLS_PER_EVENT);
-		mfile_put_str(&w, culprit_column_names[i % COLS_PER_EVENT]);
+		mfile_put_u32(w, i / COLS_PER_EVENT);
+		mfile_put_str(w, culprit_column_names[i % COLS_PER_EVENT]);
 	}
-	mfile_section_end(&w);
+	mfile_section_end(w);
+}
 
+/* CNTR: the thread's counters, the tree's size, and the value its idle
+ * samples saw, by event and cause. */
+static void put_cntr(struct mfile_writer *w, const struct culprit_thread *t)
+{
+	const struct cct *c = &t->cct;
 	uint32_t nidle = 0;
 	for (int e = 0; e < culprit_config.nevents; e++)
 		for (int k = 0; k < CULPRIT_IDLE_CAUSES; k++)
 			nidle += t->idle_cause_value[e][k] != 0;
-	mfile_section_begin(&w, MFILE_TAG_CNTR);
-	mfile_put_u32(&w, CNT_MAX + 2 + (uint32_t)culprit_config.nevents + nidle);
+	mfile_section_begin(w, MFILE_TAG_CNTR);
+	mfile_put_u32(w, CNT_MAX + 2 + (uint32_t)culprit_config.nevents + nidle);
 	for (int i = 0; i < CNT_MAX; i++)
-		put_counter(&w, culprit_counter_names[i], t->counter[i]);
-	put_counter(&w, "tree:nodes", c->count);
-	put_counter(&w, "tree:limit", c->limit);
+		put_counter(w, culprit_counter_names[i], t->counter[i]);
+	put_counter(w, "tree:nodes", c->count);
+	put_counter(w, "tree:limit", c->limit);
 	for (int e = 0; e < culprit_config.nevents; e++) {
 		char cname[96];
 		culprit_format(cname, sizeof cname, "idle_value:%s", culprit_config.events[e].name);
-		put_counter(&w, cname, (uint64_t)t->idle_value[e]);
+		put_counter(w, cname, (uint64_t)t->idle_value[e]);
 		/* By cause, named as the cause's column: idle_value:EVENT:CAUSE. */
 		for (int k = 0; k < CULPRIT_IDLE_CAUSES; k++) {
 			if (t->idle_cause_value[e][k] == 0)
@@ -222,41 +220,49 @@ int writer_thread_file(struct culprit_thread *t, uint32_t reason)
 			culprit_format(cname, sizeof cname, "idle_value:%s:%s",
 				       culprit_config.events[e].name,
 				       idle_cause((unsigned)k)->name);
-			put_counter(&w, cname, (uint64_t)t->idle_cause_value[e][k]);
+			put_counter(w, cname, (uint64_t)t->idle_cause_value[e][k]);
 		}
 	}
-	mfile_section_end(&w);
+	mfile_section_end(w);
+}
 
-	mfile_section_begin(&w, MFILE_TAG_NODE);
-	mfile_put_u32(&w, c->count);
+/* NODE: the calling-context tree, parents first. */
+static void put_node(struct mfile_writer *w, const struct cct *c)
+{
+	mfile_section_begin(w, MFILE_TAG_NODE);
+	mfile_put_u32(w, c->count);
 	for (uint32_t id = 0; id < c->count; id++) {
 		const struct cct_node *n = cct_node(c, id);
-		mfile_put_node(&w, id == 0 ? MFILE_NONE : n->parent, n->kind, n->flags, n->module,
+		mfile_put_node(w, id == 0 ? MFILE_NONE : n->parent, n->kind, n->flags, n->module,
 			       n->key);
 	}
-	mfile_section_end(&w);
+	mfile_section_end(w);
+}
 
-	uint32_t nonzero = 0;
+/* MTRC: every node's non-zero metrics. */
+static void put_mtrc(struct mfile_writer *w, const struct cct *c)
+{
+	uint32_t ncols = c->ncolumns, nonzero = 0;
 	for (uint32_t id = 0; id < c->count; id++)
 		for (uint32_t k = 0; k < ncols; k++)
 			nonzero += cct_node(c, id)->metric[k] != 0;
-	mfile_section_begin(&w, MFILE_TAG_MTRC);
-	mfile_put_u32(&w, nonzero);
+	mfile_section_begin(w, MFILE_TAG_MTRC);
+	mfile_put_u32(w, nonzero);
 	for (uint32_t id = 0; id < c->count; id++) {
 		const struct cct_node *n = cct_node(c, id);
 		for (uint32_t k = 0; k < ncols; k++) {
 			if (n->metric[k] == 0)
 				continue;
-			mfile_put_value(&w, id, k, n->metric[k]);
+			mfile_put_value(w, id, k, n->metric[k]);
 		}
 	}
-	mfile_section_end(&w);
+	mfile_section_end(w);
+}
 
-	waits_write(&w, t);
-	tasks_write(&w, t);
-	names_write(&w, t);
-	trace_write(&w, &c->trace);
-
+/* NOTE: what the user should know of this thread's measurement, if any. */
+static void put_note(struct mfile_writer *w, const struct culprit_thread *t)
+{
+	const struct cct *c = &t->cct;
 	char notes[1 + EVENT_MAX][256];
 	uint32_t nnotes = 0;
 	if (c->limit_hit)
@@ -271,13 +277,42 @@ int writer_thread_file(struct culprit_thread *t, uint32_t reason)
 				       "(perf_event_open: %s); its resolution is the kernel tick",
 				       culprit_config.events[e].name,
 				       strerrordesc_np(t->fallback_errno[e]));
-	if (nnotes) {
-		mfile_section_begin(&w, MFILE_TAG_NOTE);
-		mfile_put_u32(&w, nnotes);
-		for (uint32_t i = 0; i < nnotes; i++)
-			mfile_put_str(&w, notes[i]);
-		mfile_section_end(&w);
+	if (!nnotes)
+		return;
+	mfile_section_begin(w, MFILE_TAG_NOTE);
+	mfile_put_u32(w, nnotes);
+	for (uint32_t i = 0; i < nnotes; i++)
+		mfile_put_str(w, notes[i]);
+	mfile_section_end(w);
+}
+
+int writer_thread_file(struct culprit_thread *t, uint32_t reason)
+{
+	struct mfile_writer w;
+	char stem[128], prog[48], path[PATH_MAX];
+	void *buf = culprit_map(WRITE_BUFFER);
+
+	if (!buf)
+		return -1;
+	program_stem(prog, sizeof prog);
+	culprit_format(stem, sizeof stem, "%s-%d-%u-t%u", prog, (int)culprit_process.pid,
+		       culprit_process.generation, t->seq);
+	if (open_claimed(&w, stem, "thread", MFILE_THREAD, buf, &t->file_suffix, path, 0) < 0) {
+		culprit_unmap(buf, WRITE_BUFFER);
+		return -1;
 	}
+	int snap = reason == WRITER_SNAPSHOT;
+	uint64_t now = culprit_now_realtime();
+	put_thrd(&w, t, reason, snap, now);
+	put_cols(&w, t->cct.ncolumns);
+	put_cntr(&w, t);
+	put_node(&w, &t->cct);
+	put_mtrc(&w, &t->cct);
+	waits_write(&w, t);
+	tasks_write(&w, t);
+	names_write(&w, t);
+	trace_write(&w, &t->cct.trace);
+	put_note(&w, t);
 	if (snap)
 		put_snapshot(&w, now);
 	int rc = finish_file(&w, path, 0);

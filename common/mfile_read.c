@@ -193,8 +193,9 @@ static void check_end(struct cursor *c)
 
 /* ---- section decoders ---------------------------------------------- */
 
-static void decode_idnt(struct cursor *c, struct mfile_process *p)
+static void decode_idnt(struct cursor *c, struct mfile *mf)
 {
+	struct mfile_process *p = &mf->u.process;
 	p->nonce = get_u64(c, "nonce");
 	p->pid = get_u32(c, "pid");
 	p->ppid = get_u32(c, "ppid");
@@ -222,8 +223,9 @@ static void decode_idnt(struct cursor *c, struct mfile_process *p)
 	check_end(c);
 }
 
-static void decode_argv(struct cursor *c, struct mfile_process *p)
+static void decode_argv(struct cursor *c, struct mfile *mf)
 {
+	struct mfile_process *p = &mf->u.process;
 	p->argc = get_count(c, 4, "argc");
 	p->argv = alloc_array(c, p->argc + 1, sizeof *p->argv);
 	for (uint32_t i = 0; i < p->argc && !c->failed; i++)
@@ -231,8 +233,9 @@ static void decode_argv(struct cursor *c, struct mfile_process *p)
 	check_end(c);
 }
 
-static void decode_evnt(struct cursor *c, struct mfile_process *p)
+static void decode_evnt(struct cursor *c, struct mfile *mf)
 {
+	struct mfile_process *p = &mf->u.process;
 	p->nevents = get_count(c, 56, "event count");
 	p->events = alloc_array(c, p->nevents, sizeof *p->events);
 	for (uint32_t i = 0; i < p->nevents && !c->failed; i++) {
@@ -270,8 +273,9 @@ static int cmp_u32(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static void decode_mods(struct cursor *c, struct mfile_process *p)
+static void decode_mods(struct cursor *c, struct mfile *mf)
 {
+	struct mfile_process *p = &mf->u.process;
 	p->nmodules = get_count(c, 44, "module count");
 	p->modules = alloc_array(c, p->nmodules, sizeof *p->modules);
 	for (uint32_t i = 0; i < p->nmodules && !c->failed; i++) {
@@ -330,8 +334,9 @@ static void decode_mods(struct cursor *c, struct mfile_process *p)
 	check_end(c);
 }
 
-static void decode_thrd(struct cursor *c, struct mfile_thread *t)
+static void decode_thrd(struct cursor *c, struct mfile *mf)
 {
+	struct mfile_thread *t = &mf->u.thread;
 	t->process_nonce = get_u64(c, "process_nonce");
 	t->pid = get_u32(c, "pid");
 	t->generation = get_u32(c, "generation");
@@ -354,8 +359,9 @@ static void decode_thrd(struct cursor *c, struct mfile_thread *t)
 	check_end(c);
 }
 
-static void decode_cols(struct cursor *c, struct mfile_thread *t)
+static void decode_cols(struct cursor *c, struct mfile *mf)
 {
+	struct mfile_thread *t = &mf->u.thread;
 	t->ncolumns = get_count(c, 8, "column count");
 	t->columns = alloc_array(c, t->ncolumns, sizeof *t->columns);
 	for (uint32_t i = 0; i < t->ncolumns && !c->failed; i++) {
@@ -367,8 +373,9 @@ static void decode_cols(struct cursor *c, struct mfile_thread *t)
 	check_end(c);
 }
 
-static void decode_cntr(struct cursor *c, struct mfile_thread *t)
+static void decode_cntr(struct cursor *c, struct mfile *mf)
 {
+	struct mfile_thread *t = &mf->u.thread;
 	t->ncounters = get_count(c, 12, "counter count");
 	t->counters = alloc_array(c, t->ncounters, sizeof *t->counters);
 	for (uint32_t i = 0; i < t->ncounters && !c->failed; i++) {
@@ -378,8 +385,9 @@ static void decode_cntr(struct cursor *c, struct mfile_thread *t)
 	check_end(c);
 }
 
-static void decode_node(struct cursor *c, struct mfile_thread *t)
+static void decode_node(struct cursor *c, struct mfile *mf)
 {
+	struct mfile_thread *t = &mf->u.thread;
 	t->nnodes = get_count(c, MFILE_NODE_SIZE, "node count");
 	if (!c->failed && t->nnodes == 0)
 		CORRUPT(c, "the tree has no root node");
@@ -419,8 +427,9 @@ static void decode_node(struct cursor *c, struct mfile_thread *t)
 	check_end(c);
 }
 
-static void decode_mtrc(struct cursor *c, struct mfile_thread *t)
+static void decode_mtrc(struct cursor *c, struct mfile *mf)
 {
+	struct mfile_thread *t = &mf->u.thread;
 	t->nvalues = get_count(c, MFILE_VALUE_SIZE, "value count");
 	t->values = alloc_array(c, t->nvalues, sizeof *t->values);
 	for (uint32_t i = 0; i < t->nvalues && !c->failed; i++) {
@@ -445,8 +454,9 @@ static void decode_mtrc(struct cursor *c, struct mfile_thread *t)
 	check_end(c);
 }
 
-static void decode_wait(struct cursor *c, struct mfile_thread *t)
+static void decode_wait(struct cursor *c, struct mfile *mf)
 {
+	struct mfile_thread *t = &mf->u.thread;
 	t->nwaits = get_count(c, MFILE_WAIT_SIZE, "wait count");
 	t->waits = alloc_array(c, t->nwaits, sizeof *t->waits);
 	for (uint32_t i = 0; i < t->nwaits && !c->failed; i++) {
@@ -476,8 +486,9 @@ static void decode_wait(struct cursor *c, struct mfile_thread *t)
 	check_end(c);
 }
 
-static void decode_task(struct cursor *c, struct mfile_thread *t)
+static void decode_task(struct cursor *c, struct mfile *mf)
 {
+	struct mfile_thread *t = &mf->u.thread;
 	t->ntasks = get_count(c, MFILE_TASK_SIZE, "task type count");
 	t->tasks = alloc_array(c, t->ntasks, sizeof *t->tasks);
 	for (uint32_t i = 0; i < t->ntasks && !c->failed; i++) {
@@ -505,8 +516,9 @@ static void decode_task(struct cursor *c, struct mfile_thread *t)
 	check_end(c);
 }
 
-static void decode_lnam(struct cursor *c, struct mfile_thread *t)
+static void decode_lnam(struct cursor *c, struct mfile *mf)
 {
+	struct mfile_thread *t = &mf->u.thread;
 	t->nlnames = get_count(c, MFILE_LNAM_MIN, "logical name count");
 	t->lnames = alloc_array(c, t->nlnames, sizeof *t->lnames);
 	for (uint32_t i = 0; i < t->nlnames && !c->failed; i++) {
@@ -661,28 +673,32 @@ static void decode_snap(struct cursor *c, struct mfile *mf)
 
 /* ---- framing ----------------------------------------------------------- */
 
+/* The sections, in the order they are decoded: a thread's MTRC is checked
+ * against its NODE and COLS, which come first (the writer puts them first
+ * too). */
 struct section_kind {
 	uint32_t tag;
-	uint32_t file_kind;	/* the kind of file it belongs in */
+	uint32_t file_kind;	/* the kind of file it belongs in; 0: either */
 	int required;
+	void (*decode)(struct cursor *c, struct mfile *mf);
 };
 
 static const struct section_kind known_sections[] = {
-	{ MFILE_TAG_IDNT, MFILE_PROCESS, 1 },
-	{ MFILE_TAG_ARGV, MFILE_PROCESS, 1 },
-	{ MFILE_TAG_EVNT, MFILE_PROCESS, 1 },
-	{ MFILE_TAG_MODS, MFILE_PROCESS, 1 },
-	{ MFILE_TAG_THRD, MFILE_THREAD, 1 },
-	{ MFILE_TAG_COLS, MFILE_THREAD, 1 },
-	{ MFILE_TAG_CNTR, MFILE_THREAD, 1 },
-	{ MFILE_TAG_NODE, MFILE_THREAD, 1 },
-	{ MFILE_TAG_MTRC, MFILE_THREAD, 1 },
-	{ MFILE_TAG_WAIT, MFILE_THREAD, 0 },
-	{ MFILE_TAG_TASK, MFILE_THREAD, 0 },
-	{ MFILE_TAG_LNAM, MFILE_THREAD, 0 },
-	{ MFILE_TAG_TRAC, MFILE_THREAD, 0 },
-	{ MFILE_TAG_NOTE, 0, 0 },
-	{ MFILE_TAG_SNAP, 0, 0 },
+	{ MFILE_TAG_IDNT, MFILE_PROCESS, 1, decode_idnt },
+	{ MFILE_TAG_ARGV, MFILE_PROCESS, 1, decode_argv },
+	{ MFILE_TAG_EVNT, MFILE_PROCESS, 1, decode_evnt },
+	{ MFILE_TAG_MODS, MFILE_PROCESS, 1, decode_mods },
+	{ MFILE_TAG_THRD, MFILE_THREAD, 1, decode_thrd },
+	{ MFILE_TAG_COLS, MFILE_THREAD, 1, decode_cols },
+	{ MFILE_TAG_CNTR, MFILE_THREAD, 1, decode_cntr },
+	{ MFILE_TAG_NODE, MFILE_THREAD, 1, decode_node },
+	{ MFILE_TAG_MTRC, MFILE_THREAD, 1, decode_mtrc },
+	{ MFILE_TAG_WAIT, MFILE_THREAD, 0, decode_wait },
+	{ MFILE_TAG_TASK, MFILE_THREAD, 0, decode_task },
+	{ MFILE_TAG_LNAM, MFILE_THREAD, 0, decode_lnam },
+	{ MFILE_TAG_TRAC, MFILE_THREAD, 0, decode_trac },
+	{ MFILE_TAG_NOTE, 0, 0, decode_note },
+	{ MFILE_TAG_SNAP, 0, 0, decode_snap },
 };
 #define NKNOWN (sizeof known_sections / sizeof known_sections[0])
 
@@ -696,74 +712,43 @@ const char *mfile_tag_name(uint32_t tag, char buf[5])
 	return buf;
 }
 
-static int decode_section(struct mfile *mf, uint32_t tag, struct cursor *c)
+/* The header's pass: the magic, the checksum, a version and kind this
+ * reader knows.  A new struct mfile, or NULL after setting ERR. */
+static struct mfile *read_header(const unsigned char *b, size_t size, struct mfile_error *err)
 {
-	/* The thread decoders check MTRC against NODE and COLS, which the
-	 * writer always puts first; the caller decodes in that order. */
-	switch (tag) {
-	case MFILE_TAG_IDNT: decode_idnt(c, &mf->u.process); break;
-	case MFILE_TAG_ARGV: decode_argv(c, &mf->u.process); break;
-	case MFILE_TAG_EVNT: decode_evnt(c, &mf->u.process); break;
-	case MFILE_TAG_MODS: decode_mods(c, &mf->u.process); break;
-	case MFILE_TAG_THRD: decode_thrd(c, &mf->u.thread); break;
-	case MFILE_TAG_COLS: decode_cols(c, &mf->u.thread); break;
-	case MFILE_TAG_CNTR: decode_cntr(c, &mf->u.thread); break;
-	case MFILE_TAG_NODE: decode_node(c, &mf->u.thread); break;
-	case MFILE_TAG_MTRC: decode_mtrc(c, &mf->u.thread); break;
-	case MFILE_TAG_WAIT: decode_wait(c, &mf->u.thread); break;
-	case MFILE_TAG_TASK: decode_task(c, &mf->u.thread); break;
-	case MFILE_TAG_LNAM: decode_lnam(c, &mf->u.thread); break;
-	case MFILE_TAG_TRAC: decode_trac(c, mf); break;
-	case MFILE_TAG_NOTE: decode_note(c, mf); break;
-	case MFILE_TAG_SNAP: decode_snap(c, mf); break;
-	default: break;
-	}
-	return c->failed ? -1 : 0;
-}
-
-int mfile_parse(const void *data, size_t size, struct mfile **out,
-		struct mfile_error *err)
-{
-	const unsigned char *b = data;
-	struct mfile *mf;
-	char tn[5];
-
-	memset(err, 0, sizeof *err);
-	*out = NULL;
 	if (size < MFILE_HEADER_SIZE) {
 		corrupt(err, __LINE__, 0, NULL,
 			"file is %zu bytes, shorter than the %d-byte header (truncated?)",
 			size, MFILE_HEADER_SIZE);
-		return -1;
+		return NULL;
 	}
 	if (memcmp(b, MFILE_MAGIC, MFILE_MAGIC_LEN) != 0) {
 		corrupt(err, __LINE__, 0, NULL, "not a culprit measurement file (bad magic)");
-		return -1;
+		return NULL;
 	}
 	uint16_t major = (uint16_t)le(b + 8, 2), minor = (uint16_t)le(b + 10, 2);
 	uint32_t kind = (uint32_t)le(b + 12, 4);
 	if ((uint32_t)le(b + 28, 4) != crc32c_update(0, b, 28)) {
 		corrupt(err, __LINE__, 28, NULL, "header checksum mismatch");
-		return -1;
+		return NULL;
 	}
 	if (major != MFILE_VERSION_MAJOR) {
 		corrupt(err, __LINE__, 8, NULL,
 			"format version %u.%u; this culprit reads version %d.x%s",
 			major, minor, MFILE_VERSION_MAJOR,
 			major > MFILE_VERSION_MAJOR ? " (upgrade culprit)" : "");
-		return -1;
+		return NULL;
 	}
 	if (kind != MFILE_PROCESS && kind != MFILE_THREAD) {
 		corrupt(err, __LINE__, 12, NULL, "unknown file kind %u", kind);
-		return -1;
+		return NULL;
 	}
 	if (le(b + 16, 4) != MFILE_HEADER_SIZE) {
 		corrupt(err, __LINE__, 16, NULL, "header size %u, expected %d",
 			(unsigned)le(b + 16, 4), MFILE_HEADER_SIZE);
-		return -1;
+		return NULL;
 	}
-
-	mf = calloc(1, sizeof *mf);
+	struct mfile *mf = calloc(1, sizeof *mf);
 	if (!mf) {
 		fprintf(stderr, "culprit: out of memory\n");
 		exit(1);
@@ -771,23 +756,42 @@ int mfile_parse(const void *data, size_t size, struct mfile **out,
 	mf->kind = kind;
 	mf->version_major = major;
 	mf->version_minor = minor;
+	return mf;
+}
 
-	/* Frame pass: every section header in bounds, every checksum right,
-	 * an END that counts the sections before it, nothing after END. */
+/* Appends section TAG at OFF of LEN bytes to MF's list. */
+static void add_section(struct mfile *mf, uint64_t *cap, uint32_t tag, uint64_t off, uint64_t len)
+{
+	if (mf->nsections == *cap) {
+		*cap = *cap ? 2 * *cap : 16;
+		struct mfile_section_info *s = mf_alloc(mf, *cap * sizeof *s);
+		if (mf->nsections)
+			memcpy(s, mf->sections, mf->nsections * sizeof *s);
+		mf->sections = s;
+	}
+	mf->sections[mf->nsections] = (struct mfile_section_info){ tag, off, len };
+}
+
+/* The frame pass: every section header in bounds, every checksum right,
+ * an END that counts the sections before it, nothing after END.  Lists
+ * the sections in MF; -1 after setting ERR. */
+static int frame_sections(struct mfile *mf, const unsigned char *b, size_t size,
+			  struct mfile_error *err)
+{
+	char tn[5];
 	uint64_t off = MFILE_HEADER_SIZE, cap = 0;
-	int ended = 0;
-	while (!ended) {
+	for (;;) {
 		if (off == size) {
 			corrupt(err, __LINE__, off, NULL,
 				"file ends without its END section (truncated: the "
 				"writer was interrupted or the file was cut short)");
-			goto bad;
+			return -1;
 		}
 		if (size - off < MFILE_SECTION_HEADER_SIZE) {
 			corrupt(err, __LINE__, off, NULL,
 				"truncated: %llu bytes where a %d-byte section header should be",
 				(unsigned long long)(size - off), MFILE_SECTION_HEADER_SIZE);
-			goto bad;
+			return -1;
 		}
 		uint32_t tag = (uint32_t)le(b + off, 4);
 		uint32_t crc = (uint32_t)le(b + off + 4, 4);
@@ -798,52 +802,49 @@ int mfile_parse(const void *data, size_t size, struct mfile **out,
 			corrupt(err, __LINE__, off + 8, mfile_tag_name(tag, tn),
 				"length %llu runs past the end of the file (%llu bytes left; truncated?)",
 				(unsigned long long)len, (unsigned long long)avail);
-			goto bad;
+			return -1;
 		}
 		const unsigned char *payload = b + off + MFILE_SECTION_HEADER_SIZE;
 		for (uint64_t k = len; k < padded; k++)
 			if (payload[k] != 0) {
 				corrupt(err, __LINE__, off + MFILE_SECTION_HEADER_SIZE + k,
 					mfile_tag_name(tag, tn), "padding after the payload is not zero");
-				goto bad;
+				return -1;
 			}
 		if (crc32c_update(0, payload, (size_t)len) != crc) {
 			corrupt(err, __LINE__, off + 4, mfile_tag_name(tag, tn),
 				"checksum mismatch: the %llu-byte payload is damaged",
 				(unsigned long long)len);
-			goto bad;
+			return -1;
 		}
-		if (mf->nsections == cap) {
-			cap = cap ? 2 * cap : 16;
-			struct mfile_section_info *s = mf_alloc(mf, cap * sizeof *s);
-			if (mf->nsections)
-				memcpy(s, mf->sections, mf->nsections * sizeof *s);
-			mf->sections = s;
-		}
-		mf->sections[mf->nsections].tag = tag;
-		mf->sections[mf->nsections].offset = off;
-		mf->sections[mf->nsections].length = len;
-		if (tag == MFILE_TAG_END) {
-			if (len != 8 || le(payload, 4) != mf->nsections) {
-				corrupt(err, __LINE__, off, "END",
-					"END counts %u sections but the file has %u",
-					len >= 4 ? (unsigned)le(payload, 4) : 0, mf->nsections);
-				goto bad;
-			}
-			ended = 1;
-		} else {
-			mf->nsections++;
-		}
+		add_section(mf, &cap, tag, off, len);
 		off += MFILE_SECTION_HEADER_SIZE + padded;
+		if (tag != MFILE_TAG_END) {
+			mf->nsections++;
+			continue;
+		}
+		if (len != 8 || le(payload, 4) != mf->nsections) {
+			corrupt(err, __LINE__, off - MFILE_SECTION_HEADER_SIZE - padded, "END",
+				"END counts %u sections but the file has %u",
+				len >= 4 ? (unsigned)le(payload, 4) : 0, mf->nsections);
+			return -1;
+		}
+		break;
 	}
 	if (off != size) {
 		corrupt(err, __LINE__, off, NULL, "%llu bytes of garbage after the END section",
 			(unsigned long long)(size - off));
-		goto bad;
+		return -1;
 	}
+	return 0;
+}
 
-	/* Decode pass, in the order of known_sections so that MTRC can be
-	 * checked against NODE and COLS. */
+/* The decode pass, in the order of known_sections: each section once, in
+ * the kind of file it belongs in, the required ones there.  -1 after
+ * setting ERR. */
+static int decode_sections(struct mfile *mf, const unsigned char *b, struct mfile_error *err)
+{
+	char tn[5];
 	for (size_t k = 0; k < NKNOWN; k++) {
 		const struct section_kind *sk = &known_sections[k];
 		int found = 0;
@@ -851,16 +852,16 @@ int mfile_parse(const void *data, size_t size, struct mfile **out,
 			const struct mfile_section_info *si = &mf->sections[i];
 			if (si->tag != sk->tag)
 				continue;
-			if (sk->file_kind && sk->file_kind != kind) {
+			if (sk->file_kind && sk->file_kind != mf->kind) {
 				corrupt(err, __LINE__, si->offset, mfile_tag_name(si->tag, tn),
 					"this section does not belong in a %s file",
-					kind == MFILE_PROCESS ? "process" : "thread");
-				goto bad;
+					mf->kind == MFILE_PROCESS ? "process" : "thread");
+				return -1;
 			}
 			if (found++) {
 				corrupt(err, __LINE__, si->offset, mfile_tag_name(si->tag, tn),
 					"the section appears twice");
-				goto bad;
+				return -1;
 			}
 			struct cursor c = {
 				.p = b + si->offset + MFILE_SECTION_HEADER_SIZE,
@@ -870,36 +871,57 @@ int mfile_parse(const void *data, size_t size, struct mfile **out,
 				.mf = mf,
 				.err = err,
 			};
-			if (decode_section(mf, si->tag, &c) < 0)
-				goto bad;
+			sk->decode(&c, mf);
+			if (c.failed)
+				return -1;
 		}
-		if (!found && sk->required && sk->file_kind == kind) {
+		if (!found && sk->required && sk->file_kind == mf->kind) {
 			corrupt(err, __LINE__, 0, NULL, "required section %s is missing",
 				mfile_tag_name(sk->tag, tn));
-			goto bad;
+			return -1;
 		}
 	}
-	/* Unknown sections: fine from a newer minor version, damage otherwise. */
-	if (minor <= MFILE_VERSION_MINOR) {
-		for (uint32_t i = 0; i < mf->nsections; i++) {
-			int known = 0;
-			for (size_t k = 0; k < NKNOWN; k++)
-				known |= mf->sections[i].tag == known_sections[k].tag;
-			if (!known) {
-				corrupt(err, __LINE__, mf->sections[i].offset,
-					mfile_tag_name(mf->sections[i].tag, tn),
-					"unknown section in a version %u.%u file", major, minor);
-				goto bad;
-			}
+	return 0;
+}
+
+/* Unknown sections: fine from a newer minor version, damage otherwise. */
+static int check_unknown(const struct mfile *mf, struct mfile_error *err)
+{
+	char tn[5];
+	if (mf->version_minor > MFILE_VERSION_MINOR)
+		return 0;
+	for (uint32_t i = 0; i < mf->nsections; i++) {
+		int known = 0;
+		for (size_t k = 0; k < NKNOWN; k++)
+			known |= mf->sections[i].tag == known_sections[k].tag;
+		if (!known) {
+			corrupt(err, __LINE__, mf->sections[i].offset,
+				mfile_tag_name(mf->sections[i].tag, tn),
+				"unknown section in a version %u.%u file", mf->version_major,
+				mf->version_minor);
+			return -1;
 		}
+	}
+	return 0;
+}
+
+int mfile_parse(const void *data, size_t size, struct mfile **out,
+		struct mfile_error *err)
+{
+	memset(err, 0, sizeof *err);
+	*out = NULL;
+	struct mfile *mf = read_header(data, size, err);
+	if (!mf)
+		return -1;
+	if (frame_sections(mf, data, size, err) < 0 || decode_sections(mf, data, err) < 0 ||
+	    check_unknown(mf, err) < 0) {
+		mfile_free(mf);
+		return -1;
 	}
 	if (!mf->notes)
 		mf->notes = mf_alloc(mf, sizeof *mf->notes);
 	*out = mf;
 	return 0;
-bad:
-	mfile_free(mf);
-	return -1;
 }
 
 int mfile_load(const char *path, struct mfile **out, struct mfile_error *err)
