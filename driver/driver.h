@@ -2,6 +2,7 @@
 #ifndef CULPRIT_DRIVER_H
 #define CULPRIT_DRIVER_H
 
+#include <getopt.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -20,6 +21,15 @@ int events_resolve(const char *spec, struct event_spec *out, char *err, size_t e
 void events_list(void);
 
 /* ---- programs (run.c) ---- */
+
+/* culprit run's options about what is measured, which culprit scale
+ * passes on to each run: a getopt_long table ended by a zero entry. */
+extern const struct option run_measurement_options[];
+/* A getopt_long table of OWN's entries, then EXTRA's (both ended by a
+ * zero entry), ended by one; the caller frees it. */
+struct option *options_join(const struct option *own, const struct option *extra);
+/* The entry of TABLE whose getopt value is VAL, or NULL. */
+const struct option *option_of(const struct option *table, int val);
 
 enum program_kind {
 	PROGRAM_OTHER,		/* not a 64-bit ELF file (a script, say) */

@@ -315,88 +315,106 @@ struct run_plan {
 
 /* Reads the command line into *O.  Returns EXIT_OK, or the status to exit
  * with after a message.  Stops at -h, like the usage it asks for. */
+/* What is measured: culprit scale passes these on to each run. */
+const struct option run_measurement_options[] = {
+	{ "event", required_argument, NULL, 'e' },
+	{ "openmp", required_argument, NULL, 'O' },
+	{ "max-depth", required_argument, NULL, 'D' },
+	{ "no-waits", no_argument, NULL, 'W' },
+	{ "no-trace", no_argument, NULL, 'T' },
+	{ "io-idle", no_argument, NULL, 'I' },
+	{ NULL, 0, NULL, 0 },
+};
+
+struct option *options_join(const struct option *own, const struct option *extra)
+{
+	size_t a = 0, b = 0;
+	while (own[a].name)
+		a++;
+	while (extra[b].name)
+		b++;
+	struct option *all = xcalloc(a + b + 1, sizeof *all);
+	memcpy(all, own, a * sizeof *all);
+	memcpy(all + a, extra, b * sizeof *all);
+	return all;
+}
+
+const struct option *option_of(const struct option *table, int val)
+{
+	for (; table->name; table++)
+		if (table->val == val)
+			return table;
+	return NULL;
+}
+
+/* Option C (getopt's value) with OPTARG into O: EXIT_OK, or a usage error
+ * after saying why. */
+static int run_option(struct run_options *o, int c)
+{
+	switch (c) {
+	case 'e':
+		if (o->nevents == EVENT_MAX)
+			return msg_error("at most %d events can be sampled at once", EVENT_MAX);
+		o->event_args[o->nevents++] = optarg;
+		break;
+	case 'o': o->outdir = optarg; break;
+	case 'L': o->list_events = 1; break;
+	case 'q': o->quiet = 1; break;
+	case 'h': o->help = 1; break;
+	case 'O':
+		if (openmp_parse_mode(optarg, &o->openmp) < 0)
+			return EXIT_USAGE;
+		break;
+	case 'D': o->max_depth = optarg; break;
+	case 'W': o->no_waits = 1; break;
+	case 'T': o->no_trace = 1; break;
+	case 'I': o->io_idle = 1; break;
+	case 'S': o->allow_static = 1; break;
+	case 'l':
+		if (!optarg[0] || strlen(optarg) >= sizeof ((struct run_info *)0)->label)
+			return msg_usage("run", "--label needs a name of 1 to 63 bytes");
+		o->label = optarg;
+		break;
+	case 't':
+		o->threads = run_info_threads(optarg);
+		if (o->threads == 0 || strchr(optarg, ','))
+			return msg_usage("run", "--threads needs a positive whole number, "
+					 "not '%s'", optarg);
+		break;
+	default:
+		fputs(run_usage, stderr);
+		return EXIT_USAGE;
+	}
+	return EXIT_OK;
+}
+
 static int parse_run_options(int argc, char **argv, struct run_options *o)
 {
-	static const struct option opts[] = {
-		{ "event", required_argument, NULL, 'e' },
+	static const struct option own[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "list-events", no_argument, NULL, 'L' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
-		{ "openmp", required_argument, NULL, 'O' },
-		{ "max-depth", required_argument, NULL, 'D' },
-		{ "no-waits", no_argument, NULL, 'W' },
-		{ "no-trace", no_argument, NULL, 'T' },
-		{ "io-idle", no_argument, NULL, 'I' },
 		{ "allow-static", no_argument, NULL, 'S' },
 		{ "label", required_argument, NULL, 'l' },
 		{ "threads", required_argument, NULL, 't' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int c;
+	struct option *opts = options_join(own, run_measurement_options);
+	int c, rc = EXIT_OK;
 
 	memset(o, 0, sizeof *o);
 	o->openmp = OPENMP_AUTO;
 	argv[0] = "culprit run";	/* getopt's messages start with it */
 	optind = 1;
 	/* "+": the program's own options are not ours. */
-	while ((c = getopt_long(argc, argv, "+e:o:Lqh", opts, NULL)) != -1) {
-		switch (c) {
-		case 'e':
-			if (o->nevents == EVENT_MAX)
-				return msg_error("at most %d events can be sampled at once", EVENT_MAX);
-			o->event_args[o->nevents++] = optarg;
-			break;
-		case 'o':
-			o->outdir = optarg;
-			break;
-		case 'L':
-			o->list_events = 1;
-			break;
-		case 'q':
-			o->quiet = 1;
-			break;
-		case 'h':
-			o->help = 1;
-			return EXIT_OK;
-		case 'O':
-			if (openmp_parse_mode(optarg, &o->openmp) < 0)
-				return EXIT_USAGE;
-			break;
-		case 'D':
-			o->max_depth = optarg;
-			break;
-		case 'W':
-			o->no_waits = 1;
-			break;
-		case 'T':
-			o->no_trace = 1;
-			break;
-		case 'I':
-			o->io_idle = 1;
-			break;
-		case 'S':
-			o->allow_static = 1;
-			break;
-		case 'l':
-			if (!optarg[0] || strlen(optarg) >= sizeof ((struct run_info *)0)->label)
-				return msg_usage("run", "--label needs a name of 1 to 63 bytes");
-			o->label = optarg;
-			break;
-		case 't':
-			o->threads = run_info_threads(optarg);
-			if (o->threads == 0 || strchr(optarg, ','))
-				return msg_usage("run", "--threads needs a positive whole number, "
-						 "not '%s'", optarg);
-			break;
-		default:
-			fputs(run_usage, stderr);
-			return EXIT_USAGE;
-		}
-	}
-	if (optind < argc)
+	while (rc == EXIT_OK && !o->help &&
+	       (c = getopt_long(argc, argv, "+e:o:Lqh", opts, NULL)) != -1)
+		rc = run_option(o, c);
+	free(opts);
+	if (rc == EXIT_OK && !o->help && optind < argc)
 		o->program_argv = argv + optind;
-	return EXIT_OK;
+	return rc;
 }
 
 /* The collector's settings, refused now rather than ignored later.

@@ -89,65 +89,60 @@ static int pass_on(struct scale_options *o, const char *name, const char *value)
 	return 0;
 }
 
+/* Option C (getopt's value) with OPTARG into O: EXIT_OK, or a usage
+ * error after saying why.  culprit run's measurement options pass on. */
+static int scale_option(struct scale_options *o, int c)
+{
+	const struct option *run = option_of(run_measurement_options, c);
+	if (run)
+		return pass_on(o, run->name, run->has_arg ? optarg : NULL) < 0 ? EXIT_USAGE : EXIT_OK;
+	switch (c) {
+	case 't':
+		if (parse_counts(optarg, o) < 0)
+			return EXIT_USAGE;
+		break;
+	case 'o':
+		if (!optarg[0])
+			return msg_usage("scale", "-o needs a directory name");
+		o->outdir = optarg;
+		break;
+	case 'E':
+		if (!optarg[0] || strchr(optarg, '=') ||
+		    o->nenv == (int)(sizeof o->env / sizeof *o->env))
+			return msg_usage("scale", "--env needs a variable name (at most 8 of them)");
+		o->env[o->nenv++] = optarg;
+		break;
+	case 'q': o->quiet = 1; break;
+	case 'h': o->help = 1; break;
+	default:
+		fputs(scale_usage, stderr);
+		return EXIT_USAGE;
+	}
+	return EXIT_OK;
+}
+
 static int parse_scale_options(int argc, char **argv, struct scale_options *o)
 {
-	static const struct option opts[] = {
+	static const struct option own[] = {
 		{ "threads", required_argument, NULL, 't' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "env", required_argument, NULL, 'E' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
-		{ "event", required_argument, NULL, 'e' },
-		{ "openmp", required_argument, NULL, 'O' },
-		{ "max-depth", required_argument, NULL, 'D' },
-		{ "no-waits", no_argument, NULL, 'W' },
-		{ "no-trace", no_argument, NULL, 'T' },
-		{ "io-idle", no_argument, NULL, 'I' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int c, longi;
+	struct option *opts = options_join(own, run_measurement_options);
+	int c, rc = EXIT_OK;
 	memset(o, 0, sizeof *o);
 	argv[0] = "culprit scale";
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+t:o:e:qh", opts, &longi)) != -1) {
-		switch (c) {
-		case 't':
-			if (parse_counts(optarg, o) < 0)
-				return EXIT_USAGE;
-			break;
-		case 'o':
-			if (!optarg[0])
-				return msg_usage("scale", "-o needs a directory name");
-			o->outdir = optarg;
-			break;
-		case 'E':
-			if (!optarg[0] || strchr(optarg, '=') ||
-			    o->nenv == (int)(sizeof o->env / sizeof *o->env))
-				return msg_usage("scale", "--env needs a variable name (at most 8 of them)");
-			o->env[o->nenv++] = optarg;
-			break;
-		case 'q':
-			o->quiet = 1;
-			break;
-		case 'h':
-			o->help = 1;
-			return EXIT_OK;
-		case 'e':
-			if (pass_on(o, "event", optarg) < 0)
-				return EXIT_USAGE;
-			break;
-		case 'O': case 'D': case 'W': case 'T': case 'I':
-			if (pass_on(o, opts[longi].name, opts[longi].has_arg ? optarg : NULL) < 0)
-				return EXIT_USAGE;
-			break;
-		default:
-			fputs(scale_usage, stderr);
-			return EXIT_USAGE;
-		}
-	}
-	if (optind < argc)
+	while (rc == EXIT_OK && !o->help &&
+	       (c = getopt_long(argc, argv, "+t:o:e:qh", opts, NULL)) != -1)
+		rc = scale_option(o, c);
+	free(opts);
+	if (rc == EXIT_OK && !o->help && optind < argc)
 		o->program_argv = argv + optind;
-	return EXIT_OK;
+	return rc;
 }
 
 static void scale_options_free(struct scale_options *o)
