@@ -87,11 +87,11 @@ int dbr_procedure_frames(struct dbr *r, const struct dbr_procedure *p, const cha
 	"SELECT c.id, v.metric_id, v.inclusive, v.exclusive, k.id, k.kind_id, k.procedure_id " \
 	"FROM " TBL_CONTEXT_TREE " c JOIN %s v ON v.context_id = c.id AND v.metric_id IN %s " \
 	"JOIN " TBL_CONTEXT_TREE " u ON u.id = c.parent_id JOIN " TBL_CONTEXT_TREE " k " \
-	"ON k.id = CASE WHEN u.kind_id IN (SELECT id FROM names WHERE name IN ('"    \
+	"ON k.id = CASE WHEN u.kind_id IN (SELECT id FROM " TBL_NAMES " WHERE name IN ('"    \
 	KIND_CALLSITE "', '" KIND_STATEMENT "')) THEN u.parent_id ELSE u.id END "     \
 	"WHERE c.procedure_id = " NAME_ID("?2") " AND c.module_id IS " NAME_ID("?3")   \
-	" AND c.file_id IS " NAME_ID("?4") " AND c.kind_id IN (SELECT id FROM names "  \
-	"WHERE name IN ('" KIND_FRAME "', '" KIND_INLINED "')) ORDER BY c.id"
+	" AND c.file_id IS " NAME_ID("?4") " AND c.kind_id IN (SELECT id FROM " TBL_NAMES \
+	" WHERE name IN ('" KIND_FRAME "', '" KIND_INLINED "')) ORDER BY c.id"
 	struct dbr_recipe recipe = { 0 };
 	if (dbr_recipe_init(r, event, metrics, n, &recipe) < 0)
 		return -1;

@@ -9,7 +9,7 @@
 
 #include "idle_causes.h"
 
-#define DB_SCHEMA_VERSION 11
+#define DB_SCHEMA_VERSION 12
 
 /* The values are stored by metric number (context_values)
  * and context_metrics is a view that names them row by row.  A reader
@@ -20,13 +20,17 @@
 	"v.inclusive AS inclusive, v.exclusive AS exclusive FROM context_values v " \
 	"JOIN metrics m ON m.id = v.metric_id)"
 
-/* The tree is stored with its names by number (context_tree, names).  The id of the name bound as parameter P, for
+/* The tree is stored with its names by number (stored_contexts,
+ * stored_names).  The id of the name bound as parameter P, for
  * comparing with IS: NULL for a null P, -1 for a name not there. */
 #define NAME_ID(p)                                                            \
-	"(CASE WHEN " p " IS NULL THEN NULL ELSE coalesce((SELECT id FROM names " \
+	"(CASE WHEN " p " IS NULL THEN NULL ELSE coalesce((SELECT id FROM stored_names " \
 	"WHERE name = " p "), -1) END)"
 
-/* ---- tables and views ---- */
+/* ---- tables and views ----
+ * The rule: a table named stored_* is storage (numbers for names, free to
+ * change with a version); every other table and view is the documented
+ * interface (doc/schema.md). */
 #define TBL_INFO		"culprit_info"
 #define TBL_PROCESSES		"processes"
 #define TBL_THREADS		"threads"
@@ -36,11 +40,11 @@
 #define TBL_MODULES		"modules"
 #define TBL_NOTES		"notes"
 #define TBL_CONTEXTS		"contexts"
-#define TBL_CONTEXT_TREE	"context_tree"
-#define TBL_NAMES		"names"
+#define TBL_CONTEXT_TREE	"stored_contexts"
+#define TBL_NAMES		"stored_names"
 #define TBL_TRACE		"trace"
 #define TBL_EXPERIMENTS		"experiments"
-#define TBL_EXPERIMENT_VALUES	"experiment_values"
+#define TBL_EXPERIMENT_VALUES	"stored_experiment_values"
 #define VIEW_TASK_TYPES		"task_types"
 #define VIEW_TASK_HISTOGRAMS	"task_histograms"
 #define VIEW_PARALLELISM	"parallelism"
@@ -59,13 +63,13 @@
  * culprit prof makes them all, empty where a run has nothing for them. */
 #define DB_TABLES_AND_VIEWS                                                   \
 	"culprit_info", "processes", "experiments", "threads", "thread_counters", \
-	"events", "metrics", "modules", "notes", "names", "context_tree",      \
+	"events", "metrics", "modules", "notes", "stored_names", "stored_contexts", \
 	"contexts", "stored_values", "stored_thread_values", "context_values", \
-	"context_thread_values", "experiment_values", "experiment_metrics",    \
+	"context_thread_values", "stored_experiment_values", "experiment_metrics", \
 	"value_threads", "context_thread_all", "context_thread_metrics",       \
 	"context_rank_metrics", "context_metrics", "trace", "parallelism",     \
 	"context_parallelism", "procedure_metrics", "waits", "tasks",          \
-	"task_buckets", "task_types", "task_histograms", "thread_metrics",     \
+	"stored_task_buckets", "task_types", "task_histograms", "thread_metrics",     \
 	"overhead_rules", "measurement_quality", "diagnoses", "context_paths", \
 	"procedure_callers", "wait_sites", "thread_summary", "effort_summary", \
 	"thread_effort_summary", "procedure_overhead"

@@ -1,9 +1,14 @@
 /* database.c - the schema, and opening databases for reading and writing.
  *
  * The schema below is the one definition; doc/schema.md explains every
- * table and view.  Names in it are stable: new versions add, they do not
- * rename.  A database records its schema version in PRAGMA user_version;
- * readers refuse a newer one with a message that says to upgrade. */
+ * table and view.  Its rule: a table named stored_* is storage, numbers
+ * where the interface has names, compact, free to change with a version
+ * (culprit's own readers read it for speed); every other table and view
+ * is the documented interface, whose names new versions keep.  The views
+ * are joins SQLite flattens into a reader's query, so that the interface
+ * is the fast way to ask too (bench/schema_queries.sh).  A database
+ * records its schema version in PRAGMA user_version; culprit's readers
+ * read that one version. */
 #include "database.h"
 #include "tools.h"
 
@@ -15,15 +20,12 @@
 /* The number of threads the per-context statistics are over. */
 #define VALUE_THREADS "(SELECT n FROM value_threads)"
 
-/* A derived metric's value in COLUMN beside w's, stored in TABLE: plus
- * derived_plus's, minus derived_minus's (0 where there is none); the
- * arithmetic stored_derivable() in tables.c checks. */
-#define DERIVED_TERM(op, which, column, table, same)                          \
-	" " op " coalesce((SELECT x." column " FROM " table " x"                 \
-	" WHERE x.context_id = w.context_id AND x.metric_id = d." which same "), 0)"
-#define DERIVED_TERMS(column, table, same)                                    \
-	DERIVED_TERM("+", "derived_plus", column, table, same)                 \
-	DERIVED_TERM("-", "derived_minus", column, table, same)
+/* A metric's value in COLUMN: the stored row w's, plus derived_plus's
+ * row p, minus derived_minus's row n (0 where there is none), for a
+ * metric the database computes (metrics.derived_from: the arithmetic
+ * stored_derivable() in tables.c checks); w's alone for a stored one. */
+#define DERIVED_VALUE(column)                                                 \
+	"w." column " + coalesce(p." column ", 0) - coalesce(n." column ", 0)"
 
 const char db_schema_sql[] =
 	/* What made the database. */
@@ -72,18 +74,18 @@ const char db_schema_sql[] =
 	/* The calling-context tree and its values. */
 	/* Every name the tree uses, once: procedures, modules, files, kinds,
 	 * overhead types and what decided them, folded frames. */
-	"CREATE TABLE names (id INTEGER PRIMARY KEY, name TEXT UNIQUE);\n"
+	"CREATE TABLE stored_names (id INTEGER PRIMARY KEY, name TEXT UNIQUE);\n"
 	/* The tree as stored: names by number (contexts below spells them). */
-	"CREATE TABLE context_tree (\n"
-	"  id INTEGER PRIMARY KEY, parent_id INTEGER REFERENCES context_tree(id),\n"
-	"  depth INTEGER, kind_id INTEGER REFERENCES names(id),\n"
-	"  procedure_id INTEGER REFERENCES names(id), module_id INTEGER REFERENCES names(id),\n"
-	"  file_id INTEGER REFERENCES names(id), line INTEGER,\n"
+	"CREATE TABLE stored_contexts (\n"
+	"  id INTEGER PRIMARY KEY, parent_id INTEGER REFERENCES stored_contexts(id),\n"
+	"  depth INTEGER, kind_id INTEGER REFERENCES stored_names(id),\n"
+	"  procedure_id INTEGER REFERENCES stored_names(id), module_id INTEGER REFERENCES stored_names(id),\n"
+	"  file_id INTEGER REFERENCES stored_names(id), line INTEGER,\n"
 	/* Where samples landed: the overhead type, and the tag or rule that
 	 * decided it (also a rule that said "not overhead"). */
-	"  overhead_id INTEGER REFERENCES names(id), overhead_by_id INTEGER REFERENCES names(id),\n"
+	"  overhead_id INTEGER REFERENCES stored_names(id), overhead_by_id INTEGER REFERENCES stored_names(id),\n"
 	/* The native frames folded into it: compiler outlining, start-up. */
-	"  folded_id INTEGER REFERENCES names(id),\n"
+	"  folded_id INTEGER REFERENCES stored_names(id),\n"
 	/* The one thread that reached it (NULL: several, or none): its
 	 * values are that thread's, and no per-thread row repeats them. */
 	"  thread_id INTEGER REFERENCES threads(id),\n"
@@ -96,54 +98,57 @@ const char db_schema_sql[] =
 	"    overhead, overhead_by, folded, thread_id, runtime) AS\n"
 	"  SELECT t.id, t.parent_id, t.depth, k.name, p.name, m.name, f.name, t.line,\n"
 	"    o.name, b.name, d.name, t.thread_id, t.runtime\n"
-	"  FROM context_tree t\n"
-	"  LEFT JOIN names k ON k.id = t.kind_id LEFT JOIN names p ON p.id = t.procedure_id\n"
-	"  LEFT JOIN names m ON m.id = t.module_id LEFT JOIN names f ON f.id = t.file_id\n"
-	"  LEFT JOIN names o ON o.id = t.overhead_id LEFT JOIN names b ON b.id = t.overhead_by_id\n"
-	"  LEFT JOIN names d ON d.id = t.folded_id;\n"
+	"  FROM stored_contexts t\n"
+	"  LEFT JOIN stored_names k ON k.id = t.kind_id\n"
+	"  LEFT JOIN stored_names p ON p.id = t.procedure_id\n"
+	"  LEFT JOIN stored_names m ON m.id = t.module_id\n"
+	"  LEFT JOIN stored_names f ON f.id = t.file_id\n"
+	"  LEFT JOIN stored_names o ON o.id = t.overhead_id\n"
+	"  LEFT JOIN stored_names b ON b.id = t.overhead_by_id\n"
+	"  LEFT JOIN stored_names d ON d.id = t.folded_id;\n"
 	/* Values as stored: numbers, not names, and only those not zero;
 	 * the views below give them their documented names and columns. */
 	"CREATE TABLE stored_values (\n"
-	"  context_id INTEGER REFERENCES context_tree(id), metric_id INTEGER REFERENCES metrics(id),\n"
+	"  context_id INTEGER REFERENCES stored_contexts(id), metric_id INTEGER REFERENCES metrics(id),\n"
 	"  inclusive REAL, exclusive REAL,\n"
 	"  PRIMARY KEY (context_id, metric_id)) WITHOUT ROWID;\n"
 	"CREATE TABLE stored_thread_values (\n"
-	"  context_id INTEGER REFERENCES context_tree(id), metric_id INTEGER REFERENCES metrics(id),\n"
+	"  context_id INTEGER REFERENCES stored_contexts(id), metric_id INTEGER REFERENCES metrics(id),\n"
 	"  thread_id INTEGER REFERENCES threads(id), inclusive REAL, exclusive REAL,\n"
 	"  PRIMARY KEY (context_id, metric_id, thread_id)) WITHOUT ROWID;\n"
 	/* The stored values, and the metrics computed from them (metrics.
-	 * derived_from): half of all rows, where they are not stored. */
+	 * derived_from): half of all rows, where they are not stored.  One
+	 * join, not a UNION (SQLite materializes a compound view a reader
+	 * joins: 3 s to read one context's values at a million contexts). */
 	"CREATE VIEW context_values (context_id, metric_id, inclusive, exclusive) AS\n"
-	"  SELECT context_id, metric_id, inclusive, exclusive FROM stored_values\n"
-	"  UNION ALL\n"
-	"  SELECT context_id, metric_id, inclusive, exclusive FROM (\n"
-	"    SELECT w.context_id AS context_id, d.id AS metric_id,\n"
-	"      w.inclusive" DERIVED_TERMS("inclusive", "stored_values", "") " AS inclusive,\n"
-	"      w.exclusive" DERIVED_TERMS("exclusive", "stored_values", "") " AS exclusive\n"
-	"    FROM metrics d JOIN stored_values w ON w.metric_id = d.derived_from)\n"
-	"  WHERE inclusive <> 0 OR exclusive <> 0;\n"
+	"  SELECT w.context_id, d.id, " DERIVED_VALUE("inclusive") ",\n"
+	"    " DERIVED_VALUE("exclusive") "\n"
+	"  FROM metrics d JOIN stored_values w ON w.metric_id = coalesce(d.derived_from, d.id)\n"
+	"  LEFT JOIN stored_values p ON p.context_id = w.context_id AND p.metric_id = d.derived_plus\n"
+	"  LEFT JOIN stored_values n ON n.context_id = w.context_id AND n.metric_id = d.derived_minus\n"
+	"  WHERE d.derived_from IS NULL OR " DERIVED_VALUE("inclusive") " <> 0\n"
+	"    OR " DERIVED_VALUE("exclusive") " <> 0;\n"
 	"CREATE VIEW context_thread_values (context_id, metric_id, thread_id, inclusive,\n"
 	"    exclusive) AS\n"
-	"  SELECT context_id, metric_id, thread_id, inclusive, exclusive FROM stored_thread_values\n"
-	"  UNION ALL\n"
-	"  SELECT context_id, metric_id, thread_id, inclusive, exclusive FROM (\n"
-	"    SELECT w.context_id AS context_id, d.id AS metric_id, w.thread_id AS thread_id,\n"
-	"      w.inclusive" DERIVED_TERMS("inclusive", "stored_thread_values",
-					   " AND x.thread_id = w.thread_id") " AS inclusive,\n"
-	"      w.exclusive" DERIVED_TERMS("exclusive", "stored_thread_values",
-					   " AND x.thread_id = w.thread_id") " AS exclusive\n"
-	"    FROM metrics d JOIN stored_thread_values w ON w.metric_id = d.derived_from)\n"
-	"  WHERE inclusive <> 0 OR exclusive <> 0;\n"
+	"  SELECT w.context_id, d.id, w.thread_id, " DERIVED_VALUE("inclusive") ",\n"
+	"    " DERIVED_VALUE("exclusive") "\n"
+	"  FROM metrics d JOIN stored_thread_values w ON w.metric_id = coalesce(d.derived_from, d.id)\n"
+	"  LEFT JOIN stored_thread_values p ON p.context_id = w.context_id\n"
+	"    AND p.metric_id = d.derived_plus AND p.thread_id = w.thread_id\n"
+	"  LEFT JOIN stored_thread_values n ON n.context_id = w.context_id\n"
+	"    AND n.metric_id = d.derived_minus AND n.thread_id = w.thread_id\n"
+	"  WHERE d.derived_from IS NULL OR " DERIVED_VALUE("inclusive") " <> 0\n"
+	"    OR " DERIVED_VALUE("exclusive") " <> 0;\n"
 	/* Each experiment's own values, every metric, only when there are
 	 * several (with one, they are context_values). */
-	"CREATE TABLE experiment_values (\n"
+	"CREATE TABLE stored_experiment_values (\n"
 	"  experiment_id INTEGER REFERENCES experiments(id), metric_id INTEGER REFERENCES metrics(id),\n"
-	"  context_id INTEGER REFERENCES context_tree(id), inclusive REAL, exclusive REAL,\n"
+	"  context_id INTEGER REFERENCES stored_contexts(id), inclusive REAL, exclusive REAL,\n"
 	"  PRIMARY KEY (experiment_id, metric_id, context_id)) WITHOUT ROWID;\n"
 	"CREATE VIEW experiment_metrics (experiment_id, context_id, event, metric, inclusive,\n"
 	"    exclusive) AS\n"
 	"  SELECT v.experiment_id, v.context_id, m.event, m.metric, v.inclusive, v.exclusive\n"
-	"  FROM experiment_values v JOIN metrics m ON m.id = v.metric_id\n"
+	"  FROM stored_experiment_values v JOIN metrics m ON m.id = v.metric_id\n"
 	"  UNION ALL\n"
 	"  SELECT x.id, v.context_id, m.event, m.metric, v.inclusive, v.exclusive\n"
 	"  FROM experiments x, context_values v JOIN metrics m ON m.id = v.metric_id\n"
@@ -159,7 +164,7 @@ const char db_schema_sql[] =
 	"  FROM context_thread_values\n"
 	"  UNION ALL\n"
 	"  SELECT v.context_id, v.metric_id, c.thread_id, v.inclusive, v.exclusive\n"
-	"  FROM context_values v JOIN context_tree c ON c.id = v.context_id\n"
+	"  FROM context_values v JOIN stored_contexts c ON c.id = v.context_id\n"
 	"  WHERE c.thread_id IS NOT NULL;\n"
 	"CREATE VIEW context_thread_metrics (context_id, thread_id, event, metric, inclusive,\n"
 	"    exclusive) AS\n"
@@ -174,16 +179,15 @@ const char db_schema_sql[] =
 	"  FROM context_thread_all a JOIN metrics m ON m.id = a.metric_id\n"
 	"  JOIN threads t ON t.id = a.thread_id JOIN processes p ON p.id = t.process_id\n"
 	"  WHERE p.mpi_rank >= 0 GROUP BY a.context_id, p.mpi_rank, a.metric_id;\n"
-	/* One table and scalar subqueries, so that the view merges into a
-	 * reader's join (a LEFT JOIN cannot take a view that is a join). */
+	/* A join with metrics, so that a reader's event and metric find the
+	 * metric first and a context's values by key (a LEFT JOIN of it, which
+	 * SQLite cannot flatten, reads them all: join it instead).  The
+	 * statistics are computed only for the rows and columns asked for. */
 	"CREATE VIEW context_metrics (context_id, event, metric, inclusive, exclusive,\n"
 	"    inclusive_mean, inclusive_min, inclusive_max, inclusive_stddev,\n"
 	"    exclusive_mean, exclusive_min, exclusive_max, exclusive_stddev,\n"
 	"    inclusive_percent, exclusive_percent) AS\n"
-	"  SELECT v.context_id,\n"
-	"    (SELECT event FROM metrics WHERE id = v.metric_id),\n"
-	"    (SELECT metric FROM metrics WHERE id = v.metric_id),\n"
-	"    v.inclusive, v.exclusive,\n"
+	"  SELECT v.context_id, mt.event, mt.metric, v.inclusive, v.exclusive,\n"
 	"    v.inclusive / " VALUE_THREADS ",\n"
 	"    (SELECT CASE WHEN count(*) < " VALUE_THREADS " THEN 0.0 ELSE min(a.inclusive) END\n"
 	"     FROM context_thread_all a WHERE a.context_id = v.context_id\n"
@@ -204,11 +208,9 @@ const char db_schema_sql[] =
 	"                        - (v.exclusive / " VALUE_THREADS ") * (v.exclusive / " VALUE_THREADS ")))\n"
 	"     FROM context_thread_all a WHERE a.context_id = v.context_id\n"
 	"     AND a.metric_id = v.metric_id),\n"
-	"    (SELECT CASE WHEN percent_base > 0 THEN 100 * v.inclusive / percent_base END\n"
-	"     FROM metrics WHERE id = v.metric_id),\n"
-	"    (SELECT CASE WHEN percent_base > 0 THEN 100 * v.exclusive / percent_base END\n"
-	"     FROM metrics WHERE id = v.metric_id)\n"
-	"  FROM context_values v;\n"
+	"    CASE WHEN mt.percent_base > 0 THEN 100 * v.inclusive / mt.percent_base END,\n"
+	"    CASE WHEN mt.percent_base > 0 THEN 100 * v.exclusive / mt.percent_base END\n"
+	"  FROM metrics mt JOIN context_values v ON v.metric_id = mt.id;\n"
 	/* The samples over time (schema 8): time in seconds since the run
 	 * started (culprit_info's trace_origin, in seconds since 1970);
 	 * event_id is the events table's rowid; context_id is NULL for an
@@ -216,7 +218,7 @@ const char db_schema_sql[] =
 	 * sample saw them (0 0: not known). */
 	"CREATE TABLE trace (\n"
 	"  thread_id INTEGER REFERENCES threads(id), time REAL, event_id INTEGER,\n"
-	"  context_id INTEGER REFERENCES context_tree(id), state TEXT,\n"
+	"  context_id INTEGER REFERENCES stored_contexts(id), state TEXT,\n"
 	"  n_working INTEGER, n_idle INTEGER, value REAL,\n"
 	"  PRIMARY KEY (thread_id, time, event_id)) WITHOUT ROWID;\n"
 	/* Wall-clock time by the number of threads working at once: k
@@ -255,7 +257,7 @@ const char db_schema_sql[] =
 	"  procedure TEXT, file TEXT, line INTEGER, site INTEGER, count INTEGER, size REAL,\n"
 	"  wait REAL, folded TEXT);\n"
 	/* Their log2 histograms: bucket b counts [2^b, 2^(b+1)) ns. */
-	"CREATE TABLE task_buckets (\n"
+	"CREATE TABLE stored_task_buckets (\n"
 	"  task_id INTEGER REFERENCES tasks(id), kind TEXT, bucket INTEGER, count INTEGER);\n"
 	/* By site as well: GCC gives the calls of two task constructs of a
 	 * function the same line. */
@@ -270,7 +272,8 @@ const char db_schema_sql[] =
 	"  SELECT p.experiment_id, t.procedure, t.file, t.line, t.module, t.site, b.kind, b.bucket,\n"
 	"    CASE b.bucket WHEN 0 THEN 0 ELSE (1 << b.bucket) * 1e-9 END,\n"
 	"    (1 << (b.bucket + 1)) * 1e-9, sum(b.count)\n"
-	"  FROM task_buckets b JOIN tasks t ON t.id = b.task_id JOIN threads h ON h.id = t.thread_id\n"
+	"  FROM stored_task_buckets b JOIN tasks t ON t.id = b.task_id\n"
+	"  JOIN threads h ON h.id = t.thread_id\n"
 	"  JOIN processes p ON p.id = h.process_id\n"
 	"  GROUP BY p.experiment_id, t.module, t.site, t.procedure, t.file, t.line, b.kind, b.bucket;\n"
 	"CREATE TABLE thread_metrics (\n"
@@ -285,7 +288,7 @@ const char db_schema_sql[] =
 	"  item TEXT PRIMARY KEY, value REAL, unit TEXT, percent REAL, advice TEXT)\n"
 	"  WITHOUT ROWID;\n"
 	"CREATE TABLE diagnoses (\n"
-	"  context_id INTEGER REFERENCES context_tree(id), event TEXT, diagnosis TEXT, advice TEXT,\n"
+	"  context_id INTEGER REFERENCES stored_contexts(id), event TEXT, diagnosis TEXT, advice TEXT,\n"
 	"  rank INTEGER, effort REAL, effort_percent REAL, idleness_percent REAL,\n"
 	"  overhead_percent REAL, waste_percent REAL, scope TEXT, runtime_percent REAL,\n"
 	"  runtime TEXT,\n"
@@ -353,7 +356,7 @@ const char db_schema_sql[] =
  * with an index for a procedure with many frames, and the index on
  * procedure_id cost 0.6 s of prof's time and 10 bytes per context. */
 static const char *indexes_sql =
-	"CREATE INDEX contexts_parent ON context_tree(parent_id);\n"
+	"CREATE INDEX contexts_parent ON stored_contexts(parent_id);\n"
 	"CREATE INDEX procedure_metrics_name ON procedure_metrics(procedure);\n";
 
 void db_finish_load(sqlite3 *db)

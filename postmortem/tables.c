@@ -214,7 +214,7 @@ void run_values_write(sqlite3 *db, struct run_values *rv)
 {
 	if (!rv)
 		return;
-	struct db_batch *b = db_batch_new(db, "experiment_values", 5);
+	struct db_batch *b = db_batch_new(db, "stored_experiment_values", 5);
 	for (size_t i = 0; i < rv->n; i++) {
 		const struct run_row *r = &rv->rows[i];
 		if (r->incl == 0 && r->excl == 0)
@@ -538,7 +538,7 @@ static void batch_name(struct db_batch *b, uint32_t id, uint8_t *used)
 /* The names the contexts used, by the tree's string ids. */
 static void write_names(sqlite3 *db, const struct ctree *t, const uint8_t *used)
 {
-	struct db_batch *b = db_batch_new(db, "names", 2);
+	struct db_batch *b = db_batch_new(db, "stored_names", 2);
 	for (uint32_t id = 1; id < strtab_count(t->str); id++) {
 		if (!used[id])
 			continue;
@@ -552,7 +552,7 @@ static void write_contexts(sqlite3 *db, const struct ctree *t, const uint32_t *s
 {
 	uint8_t *used = xcalloc(strtab_count(t->str) + 1, 1);
 	uint8_t *runtime = diagnose_runtime_code(t);
-	struct db_batch *b = db_batch_new(db, "context_tree", 13);
+	struct db_batch *b = db_batch_new(db, "stored_contexts", 13);
 	for (size_t i = 0; i < t->n; i++) {
 		const struct ctx_node *node = &t->node[i];
 		db_batch_int(b, (int64_t)i + 1);

@@ -80,11 +80,11 @@ const uint32_t *thread_values_sole(struct thread_values *v);
  * and useful_work when DERIVABLE, and frees V. */
 void thread_values_write(struct thread_values *v, int derivable);
 /* Each experiment's values (runs.h), summed over its threads from the
- * values V holds, for experiment_values; NULL when E has one experiment,
+ * values V holds, for stored_experiment_values; NULL when E has one experiment,
  * whose values are the tree's.  Call before thread_values_sort. */
 struct run_values;
 struct run_values *thread_values_by_run(const struct thread_values *v, const struct experiment *e);
-/* Writes them into experiment_values and frees RV (NULL: nothing). */
+/* Writes them into stored_experiment_values and frees RV (NULL: nothing). */
 void run_values_write(sqlite3 *db, struct run_values *rv);
 /* Keeps only the rows stored_thread_values needs, in its key order:
  * the first half of thread_values_write, which touches no database and

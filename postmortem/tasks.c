@@ -5,7 +5,7 @@
  * long the thread looked for work before each, and log2 histograms of
  * both (the collector's tasks.c, the TASK section).  Here the creation
  * sites get names and lines and go into `tasks`, the histograms into
- * `task_buckets`; the views `task_types` and `task_histograms` sum them
+ * `stored_task_buckets`; the views `task_types` and `task_histograms` sum them
  * by experiment. */
 #include "tasks.h"
 #include "database.h"
@@ -21,7 +21,7 @@ void tasks_write(sqlite3 *db, const struct experiment *e)
 {
 	sqlite3_stmt *s = db_prepare(db, "INSERT INTO tasks (id, thread_id, module, procedure, "
 				     "file, line, site, count, size, wait) VALUES (?,?,?,?,?,?,?,?,?,?)");
-	sqlite3_stmt *b = db_prepare(db, "INSERT INTO task_buckets VALUES (?,?,?,?)");
+	sqlite3_stmt *b = db_prepare(db, "INSERT INTO stored_task_buckets VALUES (?,?,?,?)");
 	int64_t id = 0;
 	for (size_t i = 0; i < e->nthread; i++) {
 		const struct exp_thread *t = e->thread[i];

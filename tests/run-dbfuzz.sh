@@ -78,11 +78,11 @@ check "damaged databases: a refusal is one line${lines:+ ($lines)}" [ -z "$lines
 # 2^40 (the readers allocated for a trillion contexts) and a parent id of
 # INT64_MIN (id - 1 overflowed: UBSan in the sanitizer build).
 cp good.db huge.db
-sqlite3 huge.db "UPDATE context_tree SET id = 1099511627776 WHERE id = (SELECT max(id) FROM context_tree)"
+sqlite3 huge.db "UPDATE stored_contexts SET id = 1099511627776 WHERE id = (SELECT max(id) FROM stored_contexts)"
 expect 1 "huge.db is damaged: its [0-9]* contexts are not numbered 1 to [0-9]*" \
 	"a context id of 2^40" "$CULPRIT" report huge.db
 cp good.db minparent.db
-sqlite3 minparent.db "UPDATE context_tree SET parent_id = -9223372036854775808 WHERE id = 3"
+sqlite3 minparent.db "UPDATE stored_contexts SET parent_id = -9223372036854775808 WHERE id = 3"
 rc=0
 "$CULPRIT" report minparent.db > minparent.out 2> minparent.err || rc=$?
 check "a parent id of INT64_MIN: report reads it (status $rc), that context a root" \
@@ -92,7 +92,7 @@ check "... with no undefined behaviour (the sanitizer build's UBSan)" \
 # A name id of 2^32 - 1: the readers sized their name table by the largest
 # id (32 GiB).  Ids beyond the count of names are not prof's: no name.
 cp good.db bigname.db
-sqlite3 bigname.db "UPDATE names SET id = 4294967295 WHERE id = (SELECT max(id) FROM names)"
+sqlite3 bigname.db "UPDATE stored_names SET id = 4294967295 WHERE id = (SELECT max(id) FROM stored_names)"
 rc=0
 timeout 60 "$CULPRIT" report bigname.db > bigname.out 2> bigname.err || rc=$?
 check "a name id of 2^32 - 1: report reads the rest (status $rc)" [ "$rc" = 0 ]

@@ -15,7 +15,7 @@ have sqlite3 || skip_all "the sqlite3 program is not installed"
 profile_e m CPUTIME@f4000 "$PROGRAMS/leaves" 50 1750000 > leaves.out
 prof m
 check "prof: leaves: the database was written" [ -s m.db ]
-check "prof: schema version is 11" [ "$(sql m.db 'PRAGMA user_version')" = 11 ]
+check "prof: schema version is 12" [ "$(sql m.db 'PRAGMA user_version')" = 12 ]
 total=$(sql m.db "select total from metrics where event='cputime' and metric='work'")
 note "total CPU time $total s"
 leaves=$(sql m.db "select sum(inclusive) from procedure_metrics
@@ -133,15 +133,15 @@ check "prof: structure: the per-thread view adds up to the context values everyw
 		and t.metric = m.metric)) > 1e-9 * (1 + m.inclusive)")" = 0 ]
 # A database of an older schema: one schema is read, and every reader says,
 # in one line, how to make the database again from its measurements.
-cp t.db v10.db
-sql v10.db "PRAGMA user_version = 10" > /dev/null
+cp t.db v11.db
+sql v11.db "PRAGMA user_version = 11" > /dev/null
 dir=$(sql t.db "SELECT value FROM culprit_info WHERE key = 'measurements'")
 for cmd in "report" "report --view=flat" "export --format=folded -o /dev/null" "diff t.db"; do
 	# shellcheck disable=SC2086
-	"$CULPRIT" $cmd v10.db > old.out 2> old.err
+	"$CULPRIT" $cmd v11.db > old.out 2> old.err
 	rc=$?
-	check "prof: '$cmd' on a schema 10 database: status 1, one line naming the schema and the command that remakes it" \
-		sh -c "[ $rc = 1 ] && [ \$(wc -l < old.err) = 1 ] && [ ! -s old.out ] && grep -qF 'older culprit (schema 10; this culprit reads schema 11)' old.err && grep -qF 'culprit prof --force -o v10.db $dir' old.err"
+	check "prof: '$cmd' on a schema 11 database: status 1, one line naming the schema and the command that remakes it" \
+		sh -c "[ $rc = 1 ] && [ \$(wc -l < old.err) = 1 ] && [ ! -s old.out ] && grep -qF 'older culprit (schema 11; this culprit reads schema 12)' old.err && grep -qF 'culprit prof --force -o v11.db $dir' old.err"
 done
 
 # A deep tree, contexts of one thread: the bytes it takes per context.

@@ -34,7 +34,7 @@ check "scale: the counts went to the program (OMP_NUM_THREADS)" \
 awk '/^threads 1$/ { f = "t1.out" } /^threads 2$/ { f = "t2.out" } f { print > f }' s.out
 prof s
 check "prof DIR of runs: s.db" [ -s s.db ]
-check "prof: schema 11" [ "$(sql s.db 'PRAGMA user_version')" = 11 ]
+check "prof: schema 12" [ "$(sql s.db 'PRAGMA user_version')" = 12 ]
 check "experiments: t1 and t2, by thread count" \
 	[ "$(sql s.db "SELECT group_concat(label || ':' || threads, ' ') FROM (SELECT * FROM experiments ORDER BY id)")" = "t1:1 t2:2" ]
 check "experiments: wall and CPU time and status from the run files" \

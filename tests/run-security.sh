@@ -79,15 +79,15 @@ mk() {
 	cp good.db "$1.db"
 	sqlite3 "$1.db" "$2"
 }
-mk loop "UPDATE context_tree SET parent_id = 3 WHERE id = 2"
-mk self "UPDATE context_tree SET parent_id = id"
-mk types "UPDATE context_tree SET parent_id = 'abc', depth = x'00ff', line = 'x';
+mk loop "UPDATE stored_contexts SET parent_id = 3 WHERE id = 2"
+mk self "UPDATE stored_contexts SET parent_id = id"
+mk types "UPDATE stored_contexts SET parent_id = 'abc', depth = x'00ff', line = 'x';
 	  UPDATE stored_values SET inclusive = 'zz', exclusive = x'01'"
 mk huge "UPDATE stored_values SET inclusive = 1e308, exclusive = -1e308;
-	 UPDATE context_tree SET depth = 9223372036854775807, line = -5"
-mk badids "UPDATE context_tree SET procedure_id = 99999, kind_id = -1 WHERE id > 1;
+	 UPDATE stored_contexts SET depth = 9223372036854775807, line = -5"
+mk badids "UPDATE stored_contexts SET procedure_id = 99999, kind_id = -1 WHERE id > 1;
 	   UPDATE stored_values SET metric_id = 9999 WHERE context_id = 2"
-mk nonames "DELETE FROM names"
+mk nonames "DELETE FROM stored_names"
 mk notable "DROP TABLE stored_values"
 mk noview "DROP VIEW contexts"
 mk nometrics "DELETE FROM metrics"

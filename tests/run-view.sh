@@ -160,7 +160,7 @@ keys dp q
 
 # ---- colour, and names from the program ------------------------------------------
 cp c.db evil.db
-sqlite3 evil.db "UPDATE names SET name = 'evil' || char(27) || '[2J' || char(7) || 'name' WHERE name = 'main'"
+sqlite3 evil.db "UPDATE stored_names SET name = 'evil' || char(27) || '[2J' || char(7) || 'name' WHERE name = 'main'"
 start e 100 30 "'$CULPRIT' view evil.db"
 check "view: a name with control characters is shown safely" wait_for e "[-+] evil\?\[2J\?name"
 keys e q
@@ -171,8 +171,8 @@ cp c.db loop.db
 hot_kernel="(SELECT c.id FROM contexts c JOIN context_metrics m ON m.context_id = c.id
   WHERE c.procedure = 'kernel' AND c.kind = 'frame' AND m.metric = 'work'
   ORDER BY m.inclusive DESC LIMIT 1)"
-sqlite3 loop.db "UPDATE context_tree SET parent_id = (WITH RECURSIVE d(id) AS (
-    SELECT $hot_kernel UNION ALL SELECT c.id FROM context_tree c JOIN d ON c.parent_id = d.id)
+sqlite3 loop.db "UPDATE stored_contexts SET parent_id = (WITH RECURSIVE d(id) AS (
+    SELECT $hot_kernel UNION ALL SELECT c.id FROM stored_contexts c JOIN d ON c.parent_id = d.id)
   SELECT max(id) FROM d) WHERE id = $hot_kernel"
 start lp 100 30 "'$CULPRIT' view loop.db"
 wait_for lp "<program root>"
@@ -181,13 +181,13 @@ keys lp q
 check "view: a database whose parents loop: search and details end, and so does the viewer" \
 	wait_for lp "^EXIT=0$"
 cp c.db utf8.db
-sqlite3 utf8.db "UPDATE names SET name = 'caf' || char(233) || '_' || char(155) || 'x' WHERE name = 'main'"
+sqlite3 utf8.db "UPDATE stored_names SET name = 'caf' || char(233) || '_' || char(155) || 'x' WHERE name = 'main'"
 $TMUX_CMD -u new-session -d -s u8 -x 100 -y 30 "TERM=screen LANG=C.UTF-8 '$CULPRIT' view utf8.db; echo EXIT=\$?; sleep 600"
 check "view: in a UTF-8 locale, UTF-8 names show as they are, C1 controls as ?" \
 	wait_for u8 "[-+] café_\?x"
 keys u8 q
 cp c.db moved.db
-sqlite3 moved.db "UPDATE names SET name = '/no/such/dir/callers.c' WHERE name LIKE '%callers.c'"
+sqlite3 moved.db "UPDATE stored_names SET name = '/no/such/dir/callers.c' WHERE name LIKE '%callers.c'"
 start mv 100 30 "'$CULPRIT' view moved.db"
 wait_for mv "<program root>"
 keys mv / k e r n e l Enter s
