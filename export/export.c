@@ -37,6 +37,7 @@ static const char export_usage[] =
 struct options {
 	const char *format, *event, *metric, *output, *path;
 	int force;
+	int help;		/* -h: print the usage, do nothing else */
 };
 
 static const struct format {
@@ -58,7 +59,7 @@ static const struct format *find_format(const char *name)
 	return NULL;
 }
 
-/* Reads the command line into O; EXIT_OK to go on, -1 after --help, or
+/* Reads the command line into O: EXIT_OK (O->help: show the usage), or
  * EXIT_USAGE (EXIT_FAIL for an unknown format) after a message. */
 static int parse_options(int argc, char **argv, struct options *o)
 {
@@ -82,7 +83,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		case 'm': o->metric = optarg; break;
 		case 'o': o->output = optarg; break;
 		case 'F': o->force = 1; break;
-		case 'h': fputs(export_usage, stdout); return -1;
+		case 'h': o->help = 1; return EXIT_OK;
 		default: fputs(export_usage, stderr); return EXIT_USAGE;
 		}
 	}
@@ -151,8 +152,12 @@ int cmd_export(int argc, char **argv)
 {
 	struct options o;
 	int rc = parse_options(argc, argv, &o);
-	if (rc)
-		return rc < 0 ? EXIT_OK : rc;
+	if (rc != EXIT_OK)
+		return rc;
+	if (o.help) {
+		fputs(export_usage, stdout);
+		return EXIT_OK;
+	}
 	char err[600];
 	struct export x = { 0 };
 	x.db = dbr_open(o.path, err, sizeof err);

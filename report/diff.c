@@ -43,6 +43,7 @@ struct options {
 	const char *event, *metric, *a, *b;
 	int inclusive, csv, by_procedure;
 	long limit;
+	int help;		/* -h: print the usage, do nothing else */
 };
 
 /* A change beyond this many standard deviations of the sampling noise is
@@ -70,6 +71,8 @@ struct change {
 	double noise;		/* the standard deviation of B - A from sampling; 0: none */
 };
 
+/* Reads the command line into O: EXIT_OK (O->help: show the usage), or
+ * EXIT_USAGE after a message. */
 static int parse_options(int argc, char **argv, struct options *o)
 {
 	static const struct option opts[] = {
@@ -108,7 +111,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 				return msg_usage("diff", "--by is path or procedure, not '%s'", optarg);
 			o->by_procedure = strcmp(optarg, "procedure") == 0;
 			break;
-		case 'h': fputs(diff_usage, stdout); return -1;
+		case 'h': o->help = 1; return EXIT_OK;
 		default: fputs(diff_usage, stderr); return EXIT_USAGE;
 		}
 	}
@@ -393,7 +396,11 @@ int cmd_diff(int argc, char **argv)
 	struct options o;
 	int status = parse_options(argc, argv, &o);
 	if (status != EXIT_OK)
-		return status < 0 ? EXIT_OK : status;
+		return status;
+	if (o.help) {
+		fputs(diff_usage, stdout);
+		return EXIT_OK;
+	}
 	struct side a = { 0 }, b = { 0 };
 	status = EXIT_FAIL;
 	if (open_side(&a, o.a, o.event, o.metric, o.by_procedure) == 0 &&

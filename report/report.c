@@ -88,6 +88,7 @@ struct options {
 	double predict[16];
 	int npredict;
 	const char *path;
+	int help;		/* -h: print the usage, do nothing else */
 };
 
 static int parse_view(const char *arg, enum view *out)
@@ -148,7 +149,7 @@ static int parse_threshold(const char *arg, struct options *o)
 	return 0;
 }
 
-/* Reads the command line into O; EXIT_OK to go on, -1 after --help, or
+/* Reads the command line into O: EXIT_OK (O->help: show the usage), or
  * EXIT_USAGE after a message. */
 static int parse_options(int argc, char **argv, struct options *o)
 {
@@ -214,7 +215,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 			if (*end || o->width < 1 || o->width > 10000)
 				rc = msg_usage("report", "--width needs a number of columns, 1 to 10000");
 			break;
-		case 'h': fputs(report_usage, stdout); return -1;
+		case 'h': o->help = 1; return EXIT_OK;
 		default: fputs(report_usage, stderr); return EXIT_USAGE;
 		}
 	}
@@ -274,7 +275,11 @@ int cmd_report(int argc, char **argv)
 	struct report r = { 0 };
 	int rc = parse_options(argc, argv, &o);
 	if (rc)
-		return rc < 0 ? EXIT_OK : rc;
+		return rc;
+	if (o.help) {
+		fputs(report_usage, stdout);
+		return EXIT_OK;
+	}
 	rc = load(&r, &o);
 	if (!rc) {
 		rc = views[o.view](&r);

@@ -618,6 +618,7 @@ struct options {
 	enum vview view;
 	int timing;		/* say how long the first screen took */
 	const char *path;
+	int help;		/* -h: print the usage, do nothing else */
 };
 
 static int parse_view(const char *arg, enum vview *out)
@@ -634,7 +635,7 @@ static int parse_view(const char *arg, enum vview *out)
 	return 0;
 }
 
-/* Reads the command line into O; 0 to go on, -1 after --help, or
+/* Reads the command line into O: EXIT_OK (O->help: show the usage), or
  * EXIT_USAGE after a message. */
 static int parse_options(int argc, char **argv, struct options *o)
 {
@@ -654,7 +655,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		case 'e': o->event = optarg; break;
 		case 'v': rc = parse_view(optarg, &o->view); break;
 		case 'T': o->timing = 1; break;
-		case 'h': fputs(view_usage, stdout); return -1;
+		case 'h': o->help = 1; return EXIT_OK;
 		default: fputs(view_usage, stderr); return EXIT_USAGE;
 		}
 	}
@@ -753,7 +754,11 @@ int cmd_view(int argc, char **argv)
 	double t0 = now_seconds();
 	int rc = parse_options(argc, argv, &o);
 	if (rc)
-		return rc < 0 ? EXIT_OK : rc;
+		return rc;
+	if (o.help) {
+		fputs(view_usage, stdout);
+		return EXIT_OK;
+	}
 	setlocale(LC_ALL, "");
 	rc = open_model(&m, &o);
 	if (!rc && !(screen = start_screen()))
