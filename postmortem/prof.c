@@ -464,9 +464,11 @@ int prof_check(const struct prof_options *o, struct prof *p, int *done)
 		return msg_usage("prof", "no measurement directory given (see culprit prof --help)");
 	p->out = o->output ? xstrdup(o->output) : default_output(o->dirs[0]);
 	struct stat st;
-	if (!o->force && lstat(p->out, &st) == 0)
-		return msg_error("%s already exists; use --force to replace it, or -o to write "
-				 "another file", p->out);
+	if (!o->force && lstat(p->out, &st) == 0) {
+		msg_error("%s already exists; use --force to replace it, or -o to write another "
+			  "file", p->out);
+		return EXIT_FAIL;
+	}
 	return EXIT_OK;
 }
 
@@ -548,8 +550,10 @@ int cmd_prof(int argc, char **argv)
 	/* --mpi: every rank would say the same of a bad command line; the
 	 * MPI program lets rank 0 alone say it. */
 	for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
-		if (strcmp(argv[i], "--mpi") == 0)
-			return prof_exec_mpi(argv);
+		if (strcmp(argv[i], "--mpi") == 0) {
+			prof_exec_mpi(argv);	/* returns only after a message */
+			return EXIT_FAIL;
+		}
 	int status = prof_parse_options(argc, argv, &o);
 	if (status != EXIT_OK)
 		return status;

@@ -85,7 +85,8 @@ void prof_summary(const struct prof_options *o, const struct prof *p, double sta
 void prof_free(struct prof *p);
 
 /* `culprit prof --mpi`: becomes culprit-prof-mpi with the same ARGV, or
- * says that this culprit was built without MPI.  Returns only on error. */
+ * says that this culprit was built without MPI.  Returns only on error:
+ * -1 after a message. */
 int prof_exec_mpi(char **argv);
 
 #endif

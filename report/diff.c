@@ -137,7 +137,8 @@ static void split_path(struct side *s, const char *path)
 }
 
 /* Reads experiment S->label's values of the chosen metric and its
- * samples, and its totals in place of the database's. */
+ * samples, and its totals in place of the database's.  Returns 0, or -1
+ * after a message. */
 static int read_experiment(struct side *s)
 {
 	struct dbr_experiment *x;
@@ -147,7 +148,8 @@ static int read_experiment(struct side *s)
 	for (i = 0; i < nx && strcmp(x[i].label, s->label) != 0; i++)
 		;
 	if (i == nx) {
-		msg_error("%s has no experiment '%s'; it has %s%s", s->file, s->label, x[0].label,
+		msg_error("%s has no experiment '%s'; it has %s%s", s->file, s->label,
+			  nx ? x[0].label : "none",
 			  nx > 1 ? " and others (SELECT label FROM experiments)" : "");
 		dbr_experiments_free(x, nx);
 		return -1;
@@ -186,7 +188,7 @@ static void fold_bodies(const struct side *s, double *excl)
 }
 
 /* Opens side S and reads its tree, the chosen metric and its samples,
- * and makes its keys. */
+ * and makes its keys.  Returns 0, or -1 after a message. */
 static int open_side(struct side *s, const char *path, const char *event, const char *metric,
 		     int by_procedure)
 {

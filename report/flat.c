@@ -70,8 +70,8 @@ int report_flat(const struct report *r)
 {
 	size_t nproc;
 	struct dbr_procedure *p;
-	if (report_procedures(r, &p, &nproc))
-		return EXIT_FAIL;
+	if (report_procedures(r, &p, &nproc) < 0)
+		return -1;
 	put_procedure_head(r, "flat", "", "procedure                      file or module");
 	for (size_t q = 0; q < nproc; q++) {
 		if (!procedure_shown(r, &p[q]))

@@ -221,11 +221,14 @@ static int parse_options(int argc, char **argv, struct options *o)
 	}
 	if (!rc && optind != argc - 1)
 		rc = msg_usage("report", "give one database (see culprit report --help)");
+	if (!rc && o->to > 0 && o->to <= o->from)
+		rc = msg_usage("report", "--to must be after --from");
 	o->path = rc ? NULL : argv[optind];
 	return rc;
 }
 
-/* Opens the database and reads what view O needs into R. */
+/* Opens the database and reads what view O needs into R.  Returns 0, or
+ * -1 after a message. */
 static int load(struct report *r, const struct options *o)
 {
 	char err[600];
@@ -240,8 +243,6 @@ static int load(struct report *r, const struct options *o)
 	r->width = o->width;
 	memcpy(r->predict, o->predict, sizeof r->predict);
 	r->npredict = o->npredict;
-	if (o->to > 0 && o->to <= o->from)
-		return msg_usage("report", "--to must be after --from");
 	/* The diagnoses and the summary are about effort. */
 	int effort = o->view == VIEW_DIAGNOSE || o->view == VIEW_SUMMARY || o->view == VIEW_WAITS ||
 		     o->view == VIEW_SCALING || o->view == VIEW_RANKS;
@@ -273,21 +274,20 @@ int cmd_report(int argc, char **argv)
 	};
 	struct options o;
 	struct report r = { 0 };
-	int rc = parse_options(argc, argv, &o);
-	if (rc)
-		return rc;
+	int status = parse_options(argc, argv, &o);
+	if (status != EXIT_OK)
+		return status;
 	if (o.help) {
 		fputs(report_usage, stdout);
 		return EXIT_OK;
 	}
-	rc = load(&r, &o);
-	if (!rc) {
-		rc = views[o.view](&r);
-		fflush(stdout);
-	}
+	status = EXIT_FAIL;
+	if (load(&r, &o) == 0 && views[o.view](&r) == 0)
+		status = EXIT_OK;
+	fflush(stdout);
 	free(r.incl);
 	free(r.excl);
 	dbr_choice_free(&r.ch);
 	dbr_close(r.db);
-	return rc;
+	return status;
 }

@@ -298,7 +298,7 @@ int report_summary(const struct report *r)
 		       amount(r->ch.unit, r->ch.base), r->ch.unit);
 		printf("%-12s %-40s %12s %7s\n", "category", "part", r->ch.unit, "%");
 	}
-	if (put_totals(r) || put_threads(r) || put_quality(r))
-		return EXIT_FAIL;
+	if (put_totals(r) < 0 || put_threads(r) < 0 || put_quality(r) < 0)
+		return -1;
 	return put_ends(r);
 }

@@ -134,7 +134,7 @@ int report_tasks(const struct report *r)
 	struct dbr_task_type *t;
 	if (dbr_experiments(r->db, &x, &nx) < 0 || dbr_task_types(r->db, &t, &n) < 0)
 		return msg_error("%s", dbr_error(r->db));
-	int rc = EXIT_OK;
+	int rc = 0;
 	if (n == 0 && (r->db->schema < 10 || !dbr_has(r->db, VIEW_TASK_TYPES)))
 		rc = msg_error("%s was made by an older culprit prof, without task sizes; make it "
 			       "again with this culprit prof", r->db->path);

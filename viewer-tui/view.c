@@ -665,7 +665,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 	return rc;
 }
 
-/* Opens the database on the event asked for; EXIT_FAIL after a message. */
+/* Opens the database on the event asked for; 0, or -1 after a message. */
 static int open_model(struct vmodel *m, const struct options *o)
 {
 	char err[600];
@@ -752,20 +752,17 @@ int cmd_view(int argc, char **argv)
 	struct vui u;
 	SCREEN *screen = NULL;
 	double t0 = now_seconds();
-	int rc = parse_options(argc, argv, &o);
-	if (rc)
-		return rc;
+	int status = parse_options(argc, argv, &o);
+	if (status != EXIT_OK)
+		return status;
 	if (o.help) {
 		fputs(view_usage, stdout);
 		return EXIT_OK;
 	}
 	setlocale(LC_ALL, "");
-	rc = open_model(&m, &o);
-	if (!rc && !(screen = start_screen()))
-		rc = EXIT_FAIL;
-	if (rc) {
+	if (open_model(&m, &o) < 0 || !(screen = start_screen())) {
 		model_close(&m);
-		return rc;
+		return EXIT_FAIL;
 	}
 	start_ui(&u, &m, o.view);
 	double opened = now_seconds() - t0;
