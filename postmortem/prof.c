@@ -450,6 +450,17 @@ void prof_add_type(struct prof *p, const char *type)
 	add_type(&p->types, type);
 }
 
+/* The temporary database being written, removed should the command end
+ * before it is renamed into place or given up: the tools' allocation
+ * (xmalloc) ends it when memory runs out. */
+static const char *unfinished;
+
+static void remove_unfinished(void)
+{
+	if (unfinished)
+		unlink(unfinished);
+}
+
 /* Fills DB, the database begun: everything, in one transaction.  Returns
  * whether the measurement's quality deserves a warning, in WARNING (1 or
  * 0), or -1 after a message. */
@@ -481,15 +492,22 @@ static int fill_database(sqlite3 *db, const struct prof_options *o, struct prof 
 int prof_write_database(const struct prof_options *o, struct prof *p, prof_merge_fn merge,
 			void *arg)
 {
+	static int registered;
 	char err[600], warning[1024];
 
 	p->tmp = xasprintf("%s.tmp-%d", p->out, (int)getpid());
+	if (!registered)
+		registered = atexit(remove_unfinished) == 0;
+	unfinished = p->tmp;
 	sqlite3 *db = db_create(p->tmp, err, sizeof err);
 	if (!db) {
+		unfinished = NULL;
 		msg_error("%s", err);
 		return -1;
 	}
 	int warn = fill_database(db, o, p, merge, arg, warning, sizeof warning);
+	/* From here nothing exits before the file is renamed or removed. */
+	unfinished = NULL;
 	if (warn < 0) {
 		/* A full disk: the half-written file may be most of it. */
 		db_discard(db, p->tmp);
