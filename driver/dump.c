@@ -668,7 +668,8 @@ int cmd_dump(int argc, char **argv)
 	}
 	if (mfile_load(o.path, &mf, &err) < 0) {
 		make_safe(err.msg);
-		return msg_error("%s: %s", o.path, err.msg);
+		msg_error("%s: %s", o.path, err.msg);
+		return EXIT_FAIL;
 	}
 	status = mf->kind == MFILE_PROCESS ? dump_process_file(&o, mf) : dump_thread_file(&o, mf);
 	mfile_free(mf);

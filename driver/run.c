@@ -353,8 +353,10 @@ static int run_option(struct run_options *o, int c)
 {
 	switch (c) {
 	case 'e':
-		if (o->nevents == EVENT_MAX)
-			return msg_error("at most %d events can be sampled at once", EVENT_MAX);
+		if (o->nevents == EVENT_MAX) {
+			msg_error("at most %d events can be sampled at once", EVENT_MAX);
+			return EXIT_FAIL;
+		}
 		o->event_args[o->nevents++] = optarg;
 		break;
 	case 'o': o->outdir = optarg; break;
@@ -480,11 +482,13 @@ static int prepare_run(const struct run_options *o, struct run_plan *plan)
 	 * program does not have.  Refused, unless asked for: what it runs may
 	 * be dynamically linked (a static shell or make), and measured. */
 	if (program_kind(plan->program) == PROGRAM_STATIC) {
-		if (!o->allow_static)
-			return msg_error("%s is statically linked: culprit cannot load its "
-					 "collector into it, so it would measure nothing; link it "
-					 "dynamically (or use --allow-static to measure only the "
-					 "programs it starts)", plan->program);
+		if (!o->allow_static) {
+			msg_error("%s is statically linked: culprit cannot load its collector into "
+				  "it, so it would measure nothing; link it dynamically (or use "
+				  "--allow-static to measure only the programs it starts)",
+				  plan->program);
+			return EXIT_FAIL;
+		}
 		msg_warn("%s is statically linked: only the dynamically linked programs it "
 			 "starts will be measured", plan->program);
 	}
@@ -725,14 +729,17 @@ static int run_program(const struct run_options *o, const struct run_plan *plan)
 	start_run_info(o, &info);
 	double cpu_before = children_cpu_seconds(), wall_before = clock_seconds(CLOCK_MONOTONIC);
 	int go[2];	/* the child waits on it for the directory (see the top) */
-	if (pipe2(go, O_CLOEXEC) < 0)
-		return msg_error("cannot create a pipe: %s", strerror(errno));
+	if (pipe2(go, O_CLOEXEC) < 0) {
+		msg_error("cannot create a pipe: %s", strerror(errno));
+		return EXIT_FAIL;
+	}
 	fflush(NULL);
 	pid_t pid = fork();
 	if (pid < 0) {
 		close(go[0]);
 		close(go[1]);
-		return msg_error("cannot fork: %s", strerror(errno));
+		msg_error("cannot fork: %s", strerror(errno));
+		return EXIT_FAIL;
 	}
 	if (pid == 0) {
 		char dir[PATH_MAX + 1];

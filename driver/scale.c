@@ -160,7 +160,7 @@ static int run_one(const struct scale_options *o, long count, const char *dir)
 	ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
 	if (n <= 0)
 		return msg_error("cannot find the culprit program (/proc/self/exe): %s",
-				 strerror(errno)), -1;
+				 strerror(errno));
 	self[n] = 0;
 	char label[32], threads[32];
 	snprintf(label, sizeof label, "--label=t%ld", count);
@@ -188,7 +188,7 @@ static int run_one(const struct scale_options *o, long count, const char *dir)
 	pid_t pid = fork();
 	if (pid < 0) {
 		free(argv);
-		return msg_error("cannot fork: %s", strerror(errno)), -1;
+		return msg_error("cannot fork: %s", strerror(errno));
 	}
 	if (pid == 0) {
 		char value[32];
@@ -205,7 +205,7 @@ static int run_one(const struct scale_options *o, long count, const char *dir)
 	int status;
 	while (waitpid(pid, &status, 0) < 0)
 		if (errno != EINTR)
-			return msg_error("waiting for culprit run: %s", strerror(errno)), -1;
+			return msg_error("waiting for culprit run: %s", strerror(errno));
 	return WIFEXITED(status) ? WEXITSTATUS(status)
 	       : WIFSIGNALED(status) ? 128 + WTERMSIG(status) : EXIT_FAIL;
 }

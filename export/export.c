@@ -37,6 +37,7 @@ static const char export_usage[] =
 struct options {
 	const char *format, *event, *metric, *output, *path;
 	int force;
+	int help;		/* -h: print the usage, do nothing else */
 };
 
 /* The formats: their names, what writes them, whether they are binary
@@ -62,7 +63,7 @@ static const struct format *find_format(const char *name)
 	return NULL;
 }
 
-/* Reads the command line into O; EXIT_OK to go on, -1 after --help, or
+/* Reads the command line into O: EXIT_OK (O->help: show the usage), or
  * EXIT_USAGE (EXIT_FAIL for an unknown format) after a message. */
 static int parse_options(int argc, char **argv, struct options *o)
 {
@@ -86,7 +87,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		case 'm': o->metric = optarg; break;
 		case 'o': o->output = optarg; break;
 		case 'F': o->force = 1; break;
-		case 'h': fputs(export_usage, stdout); return -1;
+		case 'h': o->help = 1; return EXIT_OK;
 		default: fputs(export_usage, stderr); return EXIT_USAGE;
 		}
 	}
@@ -95,9 +96,11 @@ static int parse_options(int argc, char **argv, struct options *o)
 	if (!o->format)
 		return msg_usage("export", "say which format: --format=folded, speedscope, pprof "
 				 "or perfetto");
-	if (!find_format(o->format))
-		return msg_error("unknown export format '%s'; use folded, speedscope, pprof or "
-				 "perfetto", o->format);
+	if (!find_format(o->format)) {
+		msg_error("unknown export format '%s'; use folded, speedscope, pprof or perfetto",
+			  o->format);
+		return EXIT_FAIL;
+	}
 	if (!o->output || !*o->output)
 		o->output = "-";
 	o->path = argv[optind];
@@ -131,21 +134,21 @@ static FILE *open_output(const char *output, int force, char **tmp)
 	return f;
 }
 
-/* Closes F and puts it in place of OUTPUT; EXIT_OK, or EXIT_FAIL after a
- * message with nothing left behind. */
+/* Closes F and puts it in place of OUTPUT, unless RC (the writer's) is
+ * -1; 0, or -1 after a message with nothing left behind. */
 static int close_output(FILE *f, const char *output, char *tmp, int rc)
 {
 	if (!tmp) {
-		if (fflush(f) != 0 && rc == EXIT_OK)
+		if (fflush(f) != 0 && rc == 0)
 			rc = msg_error("cannot write the export: %s", strerror(errno));
 		return rc;
 	}
 	int failed = ferror(f) | (fclose(f) != 0);
-	if (rc == EXIT_OK && failed)
+	if (rc == 0 && failed)
 		rc = msg_error("cannot write %s: %s", output, strerror(errno));
-	if (rc == EXIT_OK && rename(tmp, output) != 0)
+	if (rc == 0 && rename(tmp, output) != 0)
 		rc = msg_error("cannot write %s: %s", output, strerror(errno));
-	if (rc != EXIT_OK)
+	if (rc != 0)
 		unlink(tmp);
 	free(tmp);
 	return rc;
@@ -155,21 +158,27 @@ int cmd_export(int argc, char **argv)
 {
 	struct options o;
 	int rc = parse_options(argc, argv, &o);
-	if (rc)
-		return rc < 0 ? EXIT_OK : rc;
+	if (rc != EXIT_OK)
+		return rc;
+	if (o.help) {
+		fputs(export_usage, stdout);
+		return EXIT_OK;
+	}
 	char err[600];
 	struct export x = { 0 };
 	x.db = dbr_open(o.path, err, sizeof err);
-	if (!x.db)
-		return msg_error("%s", err);
+	if (!x.db) {
+		msg_error("%s", err);
+		return EXIT_FAIL;
+	}
 	const struct format *fmt = find_format(o.format);
 	struct dbr_choice ch = { 0 };
 	const char *metric = o.metric ? o.metric : MET_WORK;
 	if (dbr_choose(x.db, o.event, metric, &ch) < 0) {
-		rc = msg_error("%s", dbr_error(x.db));
+		msg_error("%s", dbr_error(x.db));
 		dbr_choice_free(&ch);
 		dbr_close(x.db);
-		return rc;
+		return EXIT_FAIL;
 	}
 	x.event = ch.event;
 	x.unit = ch.unit;
@@ -180,11 +189,11 @@ int cmd_export(int argc, char **argv)
 	} else {
 		x.out = open_output(o.output, o.force, &tmp);
 		if (!x.out)
-			rc = EXIT_FAIL;
+			rc = -1;
 		else
 			rc = close_output(x.out, o.output, tmp, fmt->write(&x));
 	}
 	dbr_choice_free(&ch);
 	dbr_close(x.db);
-	return rc;
+	return rc < 0 ? EXIT_FAIL : EXIT_OK;
 }

@@ -27,8 +27,7 @@ struct export {
 	FILE *out;
 };
 
-/* Each writes the database in its format; EXIT_OK, or EXIT_FAIL after a
- * message. */
+/* Each writes the database in its format; 0, or -1 after a message. */
 int export_perfetto(const struct export *x);
 int export_folded(const struct export *x);
 int export_speedscope(const struct export *x);
@@ -43,15 +42,14 @@ struct stacks {
 	const char *const *metric;	/* the metrics read, NM of them */
 	size_t nm;
 };
-/* Reads the tree for METRICS (N) of EVENT into S; EXIT_OK, or EXIT_FAIL
- * after a message. */
+/* Reads the tree for METRICS (N) of EVENT into S; 0, or -1 after a
+ * message. */
 int stacks_open(struct stacks *s, struct dbr *db, const char *event, const char *const *metrics,
 		size_t n);
 void stacks_close(struct stacks *s);
 /* Calls FN for each leaf with a value (context index LEAF, its NM values),
  * in context order; a frame may come more than once (its own value, and
- * each body folded under its call sites).  EXIT_OK, or EXIT_FAIL after a
- * message. */
+ * each body folded under its call sites).  0, or -1 after a message. */
 typedef void (*stacks_leaf_fn)(void *arg, uint32_t leaf, const double *values);
 int stacks_each(const struct stacks *s, stacks_leaf_fn fn, void *arg);
 /* The frames and roots from below the program root down to LEAF, as

@@ -58,8 +58,8 @@ int export_folded(const struct export *x)
 {
 	struct stacks s;
 	const char *metrics[1] = { x->metric };
-	if (stacks_open(&s, x->db, x->event, metrics, 1) != EXIT_OK)
-		return EXIT_FAIL;
+	if (stacks_open(&s, x->db, x->event, metrics, 1) < 0)
+		return -1;
 	const char *unit;
 	struct folded f = { x, &s, stacks_scale(x->unit, x->metric, &unit), 0, NULL };
 	f.path = xmalloc((s.tree->n + 1) * sizeof *f.path);

@@ -243,7 +243,7 @@ int export_perfetto(const struct export *x)
 	*p = (struct perfetto){ .x = x, .thread = tl.thread, .nthreads = tl.nthreads,
 				.last_thread = -1, .first = 1 };
 	p->tree = dbr_tree(x->db);
-	int rc = EXIT_OK;
+	int rc = 0;
 	if (!p->tree) {
 		rc = msg_error("%s", dbr_error(x->db));
 		goto out;

@@ -381,7 +381,7 @@ int export_pprof(const struct export *x)
 			m[nm++] = all[i];
 	struct stacks s;
 	int rc = stacks_open(&s, x->db, x->event, m, nm);
-	if (rc == EXIT_OK) {
+	if (rc == 0) {
 		struct pprof p = { .x = x, .s = &s };
 		fflush(x->out);
 		int fd = dup(fileno(x->out));

@@ -120,7 +120,7 @@ static int write_profile(const struct export *x, const struct stacks *s, const s
 	fputs("],\"weights\":[", f);
 	p.weights = 1;
 	p.first = 1;
-	if (rc == EXIT_OK)
+	if (rc == 0)
 		rc = stacks_each(&one, profile_leaf, &p);
 	fputs("]}", f);
 	return rc;
@@ -140,14 +140,14 @@ int export_speedscope(const struct export *x)
 			m[nm++] = all[i];
 	struct stacks s;
 	int rc = stacks_open(&s, x->db, x->event, m, nm);
-	if (rc == EXIT_OK) {
+	if (rc == 0) {
 		FILE *f = x->out;
 		struct frames fr = { 0 };
 		uint32_t *path = xmalloc((s.tree->n + 1) * sizeof *path);
 		fputs("{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",", f);
 		write_frames(f, s.tree, &fr);
 		fputs("\"profiles\":[", f);
-		for (size_t k = 0; k < nm && rc == EXIT_OK; k++) {
+		for (size_t k = 0; k < nm && rc == 0; k++) {
 			if (k)
 				putc(',', f);
 			rc = write_profile(x, &s, &fr, k, path);

@@ -26,7 +26,7 @@ int stacks_open(struct stacks *s, struct dbr *db, const char *event, const char 
 	s->tree = dbr_tree(db);
 	if (!s->tree)
 		return msg_error("%s", dbr_error(db));
-	return EXIT_OK;
+	return 0;
 }
 
 struct walk {
@@ -53,7 +53,7 @@ int stacks_each(const struct stacks *s, stacks_leaf_fn fn, void *arg)
 	struct walk w = { s, fn, arg };
 	if (dbr_values_by_context(s->db, s->event, s->metric, s->nm, context_values, &w) < 0)
 		return msg_error("%s", dbr_error(s->db));
-	return EXIT_OK;
+	return 0;
 }
 
 void stacks_close(struct stacks *s)

@@ -26,9 +26,11 @@ struct db_batch {
 	sqlite3_stmt *full;		/* BATCH_ROWS rows */
 	struct batch_value *v;		/* BATCH_ROWS rows of values */
 	int nv;
+	int failed;			/* an insert failed: drop the rest */
 };
 
-/* INSERT INTO TABLE VALUES (?,..,?) repeated for ROWS rows. */
+/* INSERT INTO TABLE VALUES (?,..,?) repeated for ROWS rows; NULL after
+ * a message. */
 static sqlite3_stmt *prepare_rows(struct db_batch *b, int rows)
 {
 	size_t cap = strlen(b->table) + 32 + (size_t)rows * ((size_t)b->ncolumns * 2 + 3);
@@ -60,9 +62,15 @@ struct db_batch *db_batch_new(sqlite3 *db, const char *table, int ncolumns)
 	return b;
 }
 
-/* Inserts the values held, with statement S of as many rows. */
+/* Inserts the values held, with statement S of as many rows (NULL: it
+ * could not be made), and forgets them. */
 static void flush(struct db_batch *b, sqlite3_stmt *s)
 {
+	if (!s || b->failed) {
+		b->failed = 1;
+		b->nv = 0;
+		return;
+	}
 	for (int i = 0; i < b->nv; i++) {
 		const struct batch_value *v = &b->v[i];
 		switch (v->type) {
@@ -72,14 +80,15 @@ static void flush(struct db_batch *b, sqlite3_stmt *s)
 		case BV_TEXT: sqlite3_bind_text(s, i + 1, v->u.s, -1, SQLITE_STATIC); break;
 		}
 	}
-	db_step_reset(b->db, s);
+	if (db_step_reset(b->db, s) < 0)
+		b->failed = 1;
 	b->nv = 0;
 }
 
 static struct batch_value *next_value(struct db_batch *b)
 {
 	if (b->nv == BATCH_ROWS * b->ncolumns) {
-		if (!b->full)
+		if (!b->full && !b->failed)
 			b->full = prepare_rows(b, BATCH_ROWS);
 		flush(b, b->full);
 	}
@@ -112,15 +121,17 @@ void db_batch_null(struct db_batch *b)
 	next_value(b)->type = BV_NULL;
 }
 
-void db_batch_finish(struct db_batch *b)
+int db_batch_finish(struct db_batch *b)
 {
-	if (b->nv) {
+	if (b->nv && !b->failed) {
 		sqlite3_stmt *rest = prepare_rows(b, b->nv / b->ncolumns);
 		flush(b, rest);
 		sqlite3_finalize(rest);
 	}
+	int rc = b->failed ? -1 : 0;
 	sqlite3_finalize(b->full);
 	free(b->v);
 	free(b->table);
 	free(b);
+	return rc;
 }

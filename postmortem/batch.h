@@ -8,7 +8,11 @@
  * A batch takes a table's values in column order, row after row, and
  * inserts them when it has a statement's worth; db_batch_finish inserts
  * the rest.  Strings are not copied: each must stay valid until the
- * batch is finished. */
+ * batch is finished.
+ *
+ * A batch keeps its first database error, as a stdio stream does: the
+ * values after it are dropped, and db_batch_finish reports it.  The
+ * loops that fill a batch then need no test per value. */
 #ifndef CULPRIT_BATCH_H
 #define CULPRIT_BATCH_H
 
@@ -24,8 +28,8 @@ void db_batch_real(struct db_batch *b, double v);
 /* NULL gives a null. */
 void db_batch_text(struct db_batch *b, const char *v);
 void db_batch_null(struct db_batch *b);
-/* Inserts what is left and frees B.  Exits on a database error, as the
- * other writers do. */
-void db_batch_finish(struct db_batch *b);
+/* Inserts what is left and frees B.  Returns 0, or -1 when an insert
+ * failed (said once, as db_step_reset says it). */
+int db_batch_finish(struct db_batch *b) __attribute__((warn_unused_result));
 
 #endif

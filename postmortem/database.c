@@ -12,6 +12,7 @@
 #include "database.h"
 #include "tools.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -359,39 +360,88 @@ static const char *indexes_sql =
 	"CREATE INDEX contexts_parent ON stored_contexts(parent_id);\n"
 	"CREATE INDEX procedure_metrics_name ON procedure_metrics(procedure);\n";
 
-void db_finish_load(sqlite3 *db)
+int db_finish_load(sqlite3 *db)
 {
-	db_exec(db, indexes_sql);
 	/* Statistics from a sample of each index are enough for its plans. */
-	db_exec(db, "PRAGMA analysis_limit = 1000; ANALYZE;");
+	if (db_exec(db, indexes_sql) < 0 || db_exec(db, "PRAGMA analysis_limit = 1000; ANALYZE;") < 0)
+		return -1;
+	return 0;
 }
 
-void db_exec(sqlite3 *db, const char *sql)
+/* Into BUF, for "cannot write FILE: ...": SQLITE_REASON (SQLite's words
+ * for the last failure on DB), the system's reason and the way out.
+ * SQLite calls any write the system refused "disk I/O error": the errno
+ * of the failed call tells a full disk or file-size limit (ENOSPC, EFBIG)
+ * from a failing disk.  Returns 0 when the failure is not the storage's
+ * (a bug: BUF is empty). */
+static int storage_failure(sqlite3 *db, const char *sqlite_reason, char *buf, size_t size)
+{
+	int code = sqlite3_errcode(db) & 0xff, sys = 0;
+	buf[0] = 0;
+	if (code != SQLITE_FULL && code != SQLITE_IOERR && code != SQLITE_CANTOPEN)
+		return 0;
+	if (sqlite3_file_control(db, "main", SQLITE_FCNTL_LAST_ERRNO, &sys) != SQLITE_OK || !sys)
+		sys = sqlite3_system_errno(db);
+	const char *fix = sys == EFBIG ? "raise the file-size limit (ulimit -f)"
+			  : code == SQLITE_FULL || sys == ENOSPC || sys == EDQUOT ? "make room for it"
+			  : NULL;
+	snprintf(buf, size, "%s%s%s%s; %s%swrite it elsewhere with -o, and run culprit prof "
+		 "again (the measurements are untouched)", sqlite_reason, sys ? " (" : "",
+		 sys ? strerror(sys) : "", sys ? ")" : "", fix ? fix : "", fix ? ", or " : "");
+	return 1;
+}
+
+/* Says why the last statement on DB failed (REASON: SQLite's words);
+ * returns -1. */
+static int db_failed(sqlite3 *db, const char *reason)
+{
+	char why[512];
+	if (!storage_failure(db, reason, why, sizeof why))
+		return msg_error("database error: %s", reason);
+	return msg_error("cannot write %s: %s", sqlite3_db_filename(db, "main"), why);
+}
+
+int db_exec(sqlite3 *db, const char *sql)
 {
 	char *msg = NULL;
-	if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK) {
-		msg_error("database error: %s", msg ? msg : sqlite3_errmsg(db));
-		exit(EXIT_FAIL);
-	}
+	if (sqlite3_exec(db, sql, NULL, NULL, &msg) == SQLITE_OK)
+		return 0;
+	db_failed(db, msg ? msg : sqlite3_errmsg(db));
+	sqlite3_free(msg);
+	return -1;
 }
 
 sqlite3_stmt *db_prepare(sqlite3 *db, const char *sql)
 {
 	sqlite3_stmt *s = NULL;
 	if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK) {
-		msg_error("database error: %s", sqlite3_errmsg(db));
-		exit(EXIT_FAIL);
+		db_failed(db, sqlite3_errmsg(db));
+		sqlite3_finalize(s);
+		return NULL;
 	}
 	return s;
 }
 
-void db_step_reset(sqlite3 *db, sqlite3_stmt *stmt)
+int db_step_reset(sqlite3 *db, sqlite3_stmt *stmt)
 {
-	if (sqlite3_step(stmt) != SQLITE_DONE) {
-		msg_error("database error: %s", sqlite3_errmsg(db));
-		exit(EXIT_FAIL);
-	}
+	int rc = sqlite3_step(stmt) == SQLITE_DONE ? 0 : db_failed(db, sqlite3_errmsg(db));
 	sqlite3_reset(stmt);
+	return rc;
+}
+
+int db_step_row(sqlite3 *db, sqlite3_stmt *stmt)
+{
+	int rc = sqlite3_step(stmt);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? rc : db_failed(db, sqlite3_errmsg(db));
+}
+
+void db_discard(sqlite3 *db, const char *path)
+{
+	sqlite3_stmt *s;
+	while ((s = sqlite3_next_stmt(db, NULL)))
+		sqlite3_finalize(s);
+	sqlite3_close(db);
+	unlink(path);
 }
 
 sqlite3 *db_create(const char *tmp_path, char *err, size_t errlen)
@@ -408,20 +458,21 @@ sqlite3 *db_create(const char *tmp_path, char *err, size_t errlen)
 		return NULL;
 	}
 	/* Written once, then renamed into place: no journal needed. */
-	char *msg = NULL;
+	char *msg = NULL, pragma[64], why[512];
+	snprintf(pragma, sizeof pragma, "PRAGMA user_version = %d;", DB_SCHEMA_VERSION);
 	if (sqlite3_exec(db, "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;"
 			     "PRAGMA page_size = 8192; PRAGMA cache_size = -262144;"
 			     "PRAGMA temp_store = MEMORY;", NULL, NULL, &msg) != SQLITE_OK ||
-	    sqlite3_exec(db, db_schema_sql, NULL, NULL, &msg) != SQLITE_OK) {
-		snprintf(err, errlen, "cannot create %s: %s", tmp_path, msg ? msg : "?");
+	    sqlite3_exec(db, db_schema_sql, NULL, NULL, &msg) != SQLITE_OK ||
+	    sqlite3_exec(db, pragma, NULL, NULL, &msg) != SQLITE_OK) {
+		const char *reason = msg ? msg : sqlite3_errmsg(db);
+		snprintf(err, errlen, "cannot create %s: %s", tmp_path,
+			 storage_failure(db, reason, why, sizeof why) ? why : reason);
 		sqlite3_free(msg);
 		sqlite3_close(db);
 		unlink(tmp_path);
 		return NULL;
 	}
-	char pragma[64];
-	snprintf(pragma, sizeof pragma, "PRAGMA user_version = %d;", DB_SCHEMA_VERSION);
-	sqlite3_exec(db, pragma, NULL, NULL, NULL);
 	return db;
 }
 

@@ -586,11 +586,13 @@ static uint32_t find_metric(const struct ctree *t, uint32_t ev, const char *name
 	return CTX_NONE;
 }
 
-static void write_rows(sqlite3 *db, sqlite3_stmt *ins, const struct ctree *t, uint32_t ev,
-		       const struct candidate *c, struct calls *cs, double total,
-		       const char *contention)
+/* Returns 0, or -1 after a message (database.h). */
+static int write_rows(sqlite3 *db, sqlite3_stmt *ins, const struct ctree *t, uint32_t ev,
+		      const struct candidate *c, struct calls *cs, double total,
+		      const char *contention)
 {
-	for (uint32_t i = 0; i < t->n; i++) {
+	int rc = 0;
+	for (uint32_t i = 0; rc == 0 && i < t->n; i++) {
 		if (c[i].diag == DIAG_NONE)
 			continue;
 		const struct part *p = row_part(&c[i]);
@@ -615,21 +617,25 @@ static void write_rows(sqlite3 *db, sqlite3_stmt *ins, const struct ctree *t, ui
 			sqlite3_bind_text(ins, 13, where, -1, SQLITE_TRANSIENT);
 		else
 			sqlite3_bind_null(ins, 13);
-		db_step_reset(db, ins);
+		rc = db_step_reset(db, ins);
 		free(where);
 	}
+	return rc;
 }
 
 /* The lock that threads waited for longest, and where, as advice:
- * "contention on mutex 0x... at worker (file.c:77): ...".  NULL when
- * the waits name none. */
-static char *contention_advice(sqlite3 *db)
+ * "contention on mutex 0x... at worker (file.c:77): ...", into *OUT;
+ * NULL when the waits name none.  Returns 0, or -1 after a message. */
+static int contention_advice(sqlite3 *db, char **out)
 {
 	sqlite3_stmt *s = db_prepare(db, "SELECT kind, object, procedure, file, line "
 				     "FROM wait_sites WHERE cause = 'lock' ORDER BY seconds DESC "
 				     "LIMIT 1");
-	char *out = NULL;
-	if (sqlite3_step(s) == SQLITE_ROW) {
+	*out = NULL;
+	if (!s)
+		return -1;
+	int rc = db_step_row(db, s);
+	if (rc == SQLITE_ROW) {
 		const char *kind = (const char *)sqlite3_column_text(s, 0);
 		const char *proc = (const char *)sqlite3_column_text(s, 2);
 		const char *file = (const char *)sqlite3_column_text(s, 3);
@@ -637,14 +643,14 @@ static char *contention_advice(sqlite3 *db)
 		char line[32] = "";
 		if (file)
 			snprintf(line, sizeof line, ":%d", sqlite3_column_int(s, 4));
-		out = xasprintf("contention on %s %#llx at %s%s%s%s%s: shorter critical sections "
-				"or finer locks", kind ? kind : "lock",
-				(unsigned long long)sqlite3_column_int64(s, 1), proc ? proc : "?",
-				file ? " (" : "", file ? (base ? base + 1 : file) : "", line,
-				file ? ")" : "");
+		*out = xasprintf("contention on %s %#llx at %s%s%s%s%s: shorter critical sections "
+				 "or finer locks", kind ? kind : "lock",
+				 (unsigned long long)sqlite3_column_int64(s, 1), proc ? proc : "?",
+				 file ? " (" : "", file ? (base ? base + 1 : file) : "", line,
+				 file ? ")" : "");
 	}
 	sqlite3_finalize(s);
-	return out;
+	return rc < 0 ? -1 : 0;
 }
 
 /* One event's judgements: a candidate and its calls per context. */
@@ -703,26 +709,42 @@ struct diag_result *diagnose(const struct ctree *t, const struct diag_thresholds
 	return d;
 }
 
-void diagnose_write(sqlite3 *db, struct diag_result *d)
+int diagnose_write(sqlite3 *db, struct diag_result *d)
 {
 	const struct ctree *t = d->t;
 	sqlite3_stmt *ins = db_prepare(db, "INSERT INTO diagnoses (context_id, event, diagnosis, "
 					   "advice, rank, effort, effort_percent, idleness_percent, "
 					   "overhead_percent, waste_percent, scope, runtime_percent, "
 					   "runtime) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)");
-	for (uint32_t ev = 0; ev < t->nevent; ev++) {
+	int rc = ins ? 0 : -1;
+	for (uint32_t ev = 0; rc == 0 && ev < t->nevent; ev++) {
 		struct diag_event *e = &d->ev[ev];
 		if (!e->c)
 			continue;
-		char *contention = contention_advice(db);
-		write_rows(db, ins, t, ev, e->c, e->cs, e->total, contention);
+		char *contention;
+		rc = contention_advice(db, &contention);
+		if (rc == 0)
+			rc = write_rows(db, ins, t, ev, e->c, e->cs, e->total, contention);
 		free(contention);
-		for (uint32_t i = 0; i < t->n; i++)
+	}
+	sqlite3_finalize(ins);
+	diagnose_free(d);
+	return rc;
+}
+
+void diagnose_free(struct diag_result *d)
+{
+	if (!d)
+		return;
+	for (uint32_t ev = 0; ev < d->t->nevent; ev++) {
+		struct diag_event *e = &d->ev[ev];
+		if (!e->c)
+			continue;
+		for (uint32_t i = 0; i < d->t->n; i++)
 			free(e->cs[i].share);
 		free(e->cs);
 		free(e->c);
 	}
-	sqlite3_finalize(ins);
 	free(d->ev);
 	free(d);
 }

@@ -55,7 +55,10 @@ struct diag_result *diagnose(const struct ctree *t, const struct diag_thresholds
  * module, a procedure the rules call a runtime's, and everything under
  * such a frame until a program frame), else 0.  The caller frees it. */
 uint8_t *diagnose_runtime_code(const struct ctree *t);
-/* Fills the diagnoses table with D's judgements, and frees D. */
-void diagnose_write(sqlite3 *db, struct diag_result *d);
+/* Fills the diagnoses table with D's judgements, and frees D.  Returns
+ * 0, or -1 after a message (database.h). */
+int diagnose_write(sqlite3 *db, struct diag_result *d);
+/* Frees D unwritten (a failed write; NULL: nothing). */
+void diagnose_free(struct diag_result *d);
 
 #endif

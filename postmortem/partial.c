@@ -405,8 +405,13 @@ int partial_absorb(struct partial *pt, const unsigned char *bytes, size_t len,
 struct thread_values *partial_values(struct partial *pt, sqlite3 *db)
 {
 	struct thread_values *v = thread_values_new(db, pt->tree);
+	if (!v)
+		return NULL;
 	for (size_t i = 0; i < pt->nthread; i++)
-		thread_values_totals_id(v, pt->thread[i], &pt->total[i * pt->tree->nmetric]);
+		if (thread_values_totals_id(v, pt->thread[i], &pt->total[i * pt->tree->nmetric]) < 0) {
+			thread_values_free(v);
+			return NULL;
+		}
 	thread_values_adopt(v, pt->value, pt->nvalue, pt->capvalue);
 	pt->value = NULL;
 	pt->nvalue = pt->capvalue = 0;

@@ -61,7 +61,8 @@ int partial_absorb(struct partial *pt, const unsigned char *bytes, size_t len,
 
 /* Once every share is in: writes each thread's totals into DB and
  * returns the values for the rest of the writing, as the serial merge's
- * thread_values (which takes PT's values over). */
+ * thread_values (which takes PT's values over); NULL after a message on
+ * a database error. */
 struct thread_values *partial_values(struct partial *pt, sqlite3 *db);
 
 #endif

@@ -263,21 +263,27 @@ static struct symbolizer *name_addresses(struct experiment *e, int jobs)
 
 /* Merges P's threads into its tree one by one, writing each thread's
  * totals and freeing its own tree as it goes; returns their values by
- * context, to be written once the tree is. */
+ * context, to be written once the tree is, or NULL after a message. */
 static struct thread_values *merge_threads(sqlite3 *db, struct prof *p, void *unused)
 {
 	struct ctree *tree = p->tree;
 	struct experiment *e = &p->e;
 	struct thread_values *values = thread_values_new(db, tree);
+	if (!values)
+		return NULL;
 	double *totals = xcalloc(tree->nmetric + 1, sizeof *totals);
 	(void)unused;
 	/* experiment_load() numbered threads by process and sequence, so
 	 * that creators are merged before the threads they made. */
 	progress_start("merging");
-	for (size_t i = 0; i < e->nthread; i++) {
+	for (size_t i = 0; values && i < e->nthread; i++) {
 		progress_update("thread %zu of %zu", i + 1, e->nthread);
 		ctree_add_thread(tree, e->thread[i], thread_values_add, values, totals);
-		thread_values_totals(values, e->thread[i], totals);
+		if (thread_values_totals(values, e->thread[i], totals) < 0) {
+			thread_values_free(values);
+			values = NULL;
+			break;
+		}
 		trace_rows_add_thread(&p->trace, tree, e->thread[i]);
 		exp_thread_release(e->thread[i]);
 	}
@@ -324,25 +330,13 @@ static void check_exclusive(const struct ctree *t)
 		 cm->unit);
 }
 
-/* Everything that needs the whole tree, one table at a time; with more
- * than one job, the analysis runs on a second core meanwhile.  Returns
- * whether the measurement's quality deserves a warning, in WARNING. */
-static int write_results(sqlite3 *db, const struct prof_options *o, struct prof *p,
-			 struct thread_values *values, char *warning, size_t size)
+/* Writes the tree while the analysis (the diagnoses, the values by
+ * experiment) runs beside it on a second core, unless there is one job.
+ * Returns 0, or -1 after a message; AN holds the analysis either way. */
+static int write_tree_beside_analysis(sqlite3 *db, const struct prof_options *o, struct prof *p,
+				      struct analysis *an)
 {
-	progress_update("%zu contexts", p->tree->n);
-	check_exclusive(p->tree);
-	int derivable = tables_derivable(p->tree);
-	tables_write_events(db, p->tree, derivable);
-	waits_write_threads(db);
-	uint64_t expected = 0, read = 0;
-	for (size_t i = 0; i < p->e.nproc; i++) {
-		expected += p->e.proc[i]->p->thread_count;
-		read += p->e.proc[i]->nthreads;
-	}
-	quality_write(db, expected, read);
-	const uint32_t *sole = thread_values_sole(values);
-	struct analysis an = { p->tree, &o->thresholds, values, derivable, &p->e, NULL, NULL };
+	const uint32_t *sole = thread_values_sole(an->values);
 	/* The diagnoses walk the tree recursively, and a tree can be as deep
 	 * as the collector's depth limit (a million frames): a stack of its
 	 * own, reserved, not used, unless the tree is that deep. */
@@ -350,30 +344,74 @@ static int write_results(sqlite3 *db, const struct prof_options *o, struct prof 
 	pthread_t worker;
 	pthread_attr_init(&attr);
 	pthread_attr_setstacksize(&attr, ANALYSIS_STACK);
-	int started = pthread_create(&worker, &attr, analyse, &an) == 0;
+	int started = pthread_create(&worker, &attr, analyse, an) == 0;
 	pthread_attr_destroy(&attr);
 	if (started && o->jobs == 1)
 		pthread_join(worker, NULL);	/* one job: one thing at a time */
-	tables_write_tree(db, p->tree, sole, derivable);
-	tasks_name_outlined(db);
+	int rc = tables_write_tree(db, p->tree, sole, an->derivable);
+	if (rc == 0)
+		rc = tasks_name_outlined(db);
+	/* Written or not, the analysis uses the values until it ends. */
 	if (started && o->jobs > 1)
 		pthread_join(worker, NULL);
 	else if (!started)
-		analyse(&an);
-	progress_update("%zu trace records", p->trace.n);
-	trace_rows_write(db, &p->trace);
-	progress_update("%zu per-thread values", thread_values_count(values));
-	thread_values_write(values, derivable);
-	if (an.by_run)
-		progress_update("values of %zu experiments", p->e.nrun);
-	run_values_write(db, an.by_run);
-	progress_update("procedures");
-	tables_write_procedures(db, p->tree);
-	progress_update("diagnoses");
-	diagnose_write(db, an.diagnosis);
-	tables_write_thresholds(db, &o->thresholds);
-	tables_write_rules(db, &p->rules);
-	tables_write_modules(db, p->sym);
+		analyse(an);
+	return rc;
+}
+
+/* Everything that needs the whole tree, one table at a time, and frees
+ * VALUES.  Returns whether the measurement's quality deserves a warning,
+ * in WARNING (1 or 0), or -1 after a message. */
+static int write_results(sqlite3 *db, const struct prof_options *o, struct prof *p,
+			 struct thread_values *values, char *warning, size_t size)
+{
+	progress_update("%zu contexts", p->tree->n);
+	check_exclusive(p->tree);
+	int derivable = tables_derivable(p->tree);
+	uint64_t expected = 0, read = 0;
+	for (size_t i = 0; i < p->e.nproc; i++) {
+		expected += p->e.proc[i]->p->thread_count;
+		read += p->e.proc[i]->nthreads;
+	}
+	if (tables_write_events(db, p->tree, derivable) < 0 || waits_write_threads(db) < 0 ||
+	    quality_write(db, expected, read) < 0) {
+		thread_values_free(values);
+		return -1;
+	}
+	struct analysis an = { p->tree, &o->thresholds, values, derivable, &p->e, NULL, NULL };
+	int rc = write_tree_beside_analysis(db, o, p, &an);
+	if (rc == 0) {
+		progress_update("%zu trace records", p->trace.n);
+		rc = trace_rows_write(db, &p->trace);
+	}
+	/* From here each step frees what it writes; after a failure, what is
+	 * left is freed unwritten. */
+	if (rc == 0) {
+		progress_update("%zu per-thread values", thread_values_count(values));
+		rc = thread_values_write(values, derivable);
+	} else {
+		thread_values_free(values);
+	}
+	if (rc == 0) {
+		if (an.by_run)
+			progress_update("values of %zu experiments", p->e.nrun);
+		rc = run_values_write(db, an.by_run);
+	} else {
+		run_values_free(an.by_run);
+	}
+	if (rc == 0) {
+		progress_update("procedures");
+		rc = tables_write_procedures(db, p->tree);
+	}
+	if (rc == 0) {
+		progress_update("diagnoses");
+		rc = diagnose_write(db, an.diagnosis);
+	} else {
+		diagnose_free(an.diagnosis);
+	}
+	if (rc < 0 || tables_write_thresholds(db, &o->thresholds) < 0 ||
+	    tables_write_rules(db, &p->rules) < 0 || tables_write_modules(db, p->sym) < 0)
+		return -1;
 	return quality_warning(db, warning, size);
 }
 
@@ -412,28 +450,69 @@ void prof_add_type(struct prof *p, const char *type)
 	add_type(&p->types, type);
 }
 
+/* The temporary database being written, removed should the command end
+ * before it is renamed into place or given up: the tools' allocation
+ * (xmalloc) ends it when memory runs out. */
+static const char *unfinished;
+
+static void remove_unfinished(void)
+{
+	if (unfinished)
+		unlink(unfinished);
+}
+
+/* Fills DB, the database begun: everything, in one transaction.  Returns
+ * whether the measurement's quality deserves a warning, in WARNING (1 or
+ * 0), or -1 after a message. */
+static int fill_database(sqlite3 *db, const struct prof_options *o, struct prof *p,
+			 prof_merge_fn merge, void *arg, char *warning, size_t size)
+{
+	if (db_exec(db, "BEGIN") < 0 || tables_write_info(db, o->dirs, o->ndirs) < 0 ||
+	    tables_write_identity(db, &p->e) < 0)
+		return -1;
+	struct thread_values *values = merge(db, p, arg);
+	if (!values)
+		return -1;
+	progress_start("writing");
+	int warn = write_results(db, o, p, values, warning, size);
+	if (warn >= 0) {
+		progress_update("indexes");
+		if (db_finish_load(db) < 0)
+			warn = -1;
+	}
+	if (warn >= 0) {
+		progress_update("committing");
+		if (db_exec(db, "COMMIT") < 0)
+			warn = -1;
+	}
+	progress_end();
+	return warn;
+}
+
 int prof_write_database(const struct prof_options *o, struct prof *p, prof_merge_fn merge,
 			void *arg)
 {
+	static int registered;
 	char err[600], warning[1024];
 
 	p->tmp = xasprintf("%s.tmp-%d", p->out, (int)getpid());
+	if (!registered)
+		registered = atexit(remove_unfinished) == 0;
+	unfinished = p->tmp;
 	sqlite3 *db = db_create(p->tmp, err, sizeof err);
 	if (!db) {
+		unfinished = NULL;
 		msg_error("%s", err);
 		return -1;
 	}
-	db_exec(db, "BEGIN");
-	tables_write_info(db, o->dirs, o->ndirs);
-	tables_write_identity(db, &p->e);
-	struct thread_values *values = merge(db, p, arg);
-	progress_start("writing");
-	int warn = write_results(db, o, p, values, warning, sizeof warning);
-	progress_update("indexes");
-	db_finish_load(db);
-	progress_update("committing");
-	db_exec(db, "COMMIT");
-	progress_end();
+	int warn = fill_database(db, o, p, merge, arg, warning, sizeof warning);
+	/* From here nothing exits before the file is renamed or removed. */
+	unfinished = NULL;
+	if (warn < 0) {
+		/* A full disk: the half-written file may be most of it. */
+		db_discard(db, p->tmp);
+		return -1;
+	}
 	if (sqlite3_close(db) != SQLITE_OK) {
 		unlink(p->tmp);
 		msg_error("cannot finish %s", p->tmp);
@@ -464,9 +543,11 @@ int prof_check(const struct prof_options *o, struct prof *p, int *done)
 		return msg_usage("prof", "no measurement directory given (see culprit prof --help)");
 	p->out = o->output ? xstrdup(o->output) : default_output(o->dirs[0]);
 	struct stat st;
-	if (!o->force && lstat(p->out, &st) == 0)
-		return msg_error("%s already exists; use --force to replace it, or -o to write "
-				 "another file", p->out);
+	if (!o->force && lstat(p->out, &st) == 0) {
+		msg_error("%s already exists; use --force to replace it, or -o to write another "
+			  "file", p->out);
+		return EXIT_FAIL;
+	}
 	return EXIT_OK;
 }
 
@@ -548,8 +629,10 @@ int cmd_prof(int argc, char **argv)
 	/* --mpi: every rank would say the same of a bad command line; the
 	 * MPI program lets rank 0 alone say it. */
 	for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
-		if (strcmp(argv[i], "--mpi") == 0)
-			return prof_exec_mpi(argv);
+		if (strcmp(argv[i], "--mpi") == 0) {
+			prof_exec_mpi(argv);	/* returns only after a message */
+			return EXIT_FAIL;
+		}
 	int status = prof_parse_options(argc, argv, &o);
 	if (status != EXIT_OK)
 		return status;

@@ -71,12 +71,13 @@ void prof_new_tree(struct prof *p, const struct ctree_columns *more);
 void prof_add_type(struct prof *p, const char *type);
 /* Merges every thread into P->tree, with their trace rows into P->trace,
  * and returns their values (tables.h), every thread's totals written
- * into DB. */
+ * into DB; NULL after a message on a database error. */
 typedef struct thread_values *(*prof_merge_fn)(sqlite3 *db, struct prof *p, void *arg);
 /* Writes the database, merging with MERGE(db, P, ARG) once the
  * processes and threads are in; it is written beside P->out and renamed
- * into place when complete.  Returns 0, or -1 after a message, with no
- * file left. */
+ * into place when complete.  Returns 0, or -1 after a message (a full
+ * disk, say), with no file left: the half-written one is removed, and a
+ * P->out it was to replace is as it was. */
 int prof_write_database(const struct prof_options *o, struct prof *p, prof_merge_fn merge,
 			void *arg);
 /* The summary line (unless -q), with HOW after the time: ", 4 ranks". */
@@ -85,7 +86,8 @@ void prof_summary(const struct prof_options *o, const struct prof *p, double sta
 void prof_free(struct prof *p);
 
 /* `culprit prof --mpi`: becomes culprit-prof-mpi with the same ARGV, or
- * says that this culprit was built without MPI.  Returns only on error. */
+ * says that this culprit was built without MPI.  Returns only on error:
+ * -1 after a message. */
 int prof_exec_mpi(char **argv);
 
 #endif

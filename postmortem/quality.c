@@ -16,44 +16,73 @@
 
 #define QUALITY_WARN_PERCENT 5.0
 
-/* The sum over threads of counter NAME. */
-static double counter(sqlite3 *db, const char *name)
+/* The table being written: its insert, and whether a statement failed
+ * (said once; what follows is skipped, and quality_write fails). */
+struct quality {
+	sqlite3 *db;
+	sqlite3_stmt *ins;
+	int failed;
+};
+
+/* The number query SQL (with text A and B bound, where not NULL) gives;
+ * 0 for none, or after a failure. */
+static double number(struct quality *q, const char *sql, const char *a, const char *b)
 {
-	sqlite3_stmt *s = db_prepare(db, "SELECT total(value) FROM thread_counters WHERE name = ?");
-	sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);
-	double v = sqlite3_step(s) == SQLITE_ROW ? sqlite3_column_double(s, 0) : 0;
+	sqlite3_stmt *s = q->failed ? NULL : db_prepare(q->db, sql);
+	if (!s) {
+		q->failed = 1;
+		return 0;
+	}
+	if (a)
+		sqlite3_bind_text(s, 1, a, -1, SQLITE_STATIC);
+	if (b)
+		sqlite3_bind_text(s, 2, b, -1, SQLITE_STATIC);
+	int rc = db_step_row(q->db, s);
+	double v = rc == SQLITE_ROW ? sqlite3_column_double(s, 0) : 0;
+	q->failed |= rc < 0;
 	sqlite3_finalize(s);
 	return v;
 }
 
-/* The total of metric METRIC of EVENT (0 if it has none). */
-static double total(sqlite3 *db, const char *event, const char *metric)
+/* The sum over threads of counter NAME. */
+static double counter(struct quality *q, const char *name)
 {
-	sqlite3_stmt *s = db_prepare(db, "SELECT total(total) FROM metrics WHERE event = ? AND "
-					 "metric = ?");
-	sqlite3_bind_text(s, 1, event, -1, SQLITE_STATIC);
-	sqlite3_bind_text(s, 2, metric, -1, SQLITE_STATIC);
-	double v = sqlite3_step(s) == SQLITE_ROW ? sqlite3_column_double(s, 0) : 0;
-	sqlite3_finalize(s);
-	return v;
+	return number(q, "SELECT total(value) FROM thread_counters WHERE name = ?", name, NULL);
+}
+
+/* The total of metric METRIC of EVENT (0 if it has none). */
+static double total(struct quality *q, const char *event, const char *metric)
+{
+	return number(q, "SELECT total(total) FROM metrics WHERE event = ? AND metric = ?", event,
+		      metric);
 }
 
 /* The event culprit's own time is told in: CPU time if it was sampled,
  * else the first time event; NULL when none was (then samples count). */
-static char *time_event(sqlite3 *db)
+static char *time_event(struct quality *q)
 {
-	sqlite3_stmt *s = db_prepare(db, "SELECT event FROM events WHERE unit = 'seconds' "
-					 "ORDER BY event <> 'cputime', rowid LIMIT 1");
+	sqlite3_stmt *s = q->failed ? NULL
+				    : db_prepare(q->db, "SELECT event FROM events WHERE unit = "
+						 "'seconds' ORDER BY event <> 'cputime', rowid LIMIT 1");
+	if (!s) {
+		q->failed = 1;
+		return NULL;
+	}
 	char *name = NULL;
-	if (sqlite3_step(s) == SQLITE_ROW)
+	int rc = db_step_row(q->db, s);
+	if (rc == SQLITE_ROW)
 		name = xstrdup((const char *)sqlite3_column_text(s, 0));
+	q->failed |= rc < 0;
 	sqlite3_finalize(s);
 	return name;
 }
 
-static void put(sqlite3 *db, sqlite3_stmt *ins, const char *item, double value, const char *unit,
+static void put(struct quality *q, const char *item, double value, const char *unit,
 		double whole, const char *advice)
 {
+	sqlite3_stmt *ins = q->ins;
+	if (q->failed)
+		return;
 	sqlite3_bind_text(ins, 1, item, -1, SQLITE_STATIC);
 	sqlite3_bind_double(ins, 2, value);
 	sqlite3_bind_text(ins, 3, unit, -1, SQLITE_STATIC);
@@ -62,59 +91,63 @@ static void put(sqlite3 *db, sqlite3_stmt *ins, const char *item, double value, 
 	else
 		sqlite3_bind_null(ins, 4);
 	sqlite3_bind_text(ins, 5, advice, -1, SQLITE_STATIC);
-	db_step_reset(db, ins);
+	q->failed |= db_step_reset(q->db, ins) < 0;
 }
 
 /* THREADS_EXPECTED: the threads the process files count; THREADS_READ:
  * those whose files were read. */
-void quality_write(sqlite3 *db, uint64_t threads_expected, uint64_t threads_read)
+int quality_write(sqlite3 *db, uint64_t threads_expected, uint64_t threads_read)
 {
-	sqlite3_stmt *ins = db_prepare(db, "INSERT INTO " TBL_MEASUREMENT_QUALITY " VALUES (?,?,?,?,?)");
-	double measured = counter(db, "measurement_samples");
-	double taken = counter(db, "samples") + counter(db, "idle_samples") + measured +
-		       counter(db, "dropped:tree_full") + counter(db, "dropped:busy");
-	double handler = counter(db, "collector:handler_ns") * 1e-9;
+	struct quality qw = { db, NULL, 0 }, *q = &qw;
+	q->ins = db_prepare(db, "INSERT INTO " TBL_MEASUREMENT_QUALITY " VALUES (?,?,?,?,?)");
+	if (!q->ins)
+		return -1;
+	double measured = counter(q, "measurement_samples");
+	double taken = counter(q, "samples") + counter(q, "idle_samples") + measured +
+		       counter(q, "dropped:tree_full") + counter(q, "dropped:busy");
+	double handler = counter(q, "collector:handler_ns") * 1e-9;
 
 	/* Culprit's own work: in its callbacks (sampled, the measurement
 	 * metric) and in its signal handler (timed). */
-	char *ev = time_event(db);
+	char *ev = time_event(q);
 	if (ev) {
 		char idle[96];
 		snprintf(idle, sizeof idle, "idle_value:%s", ev);
-		double callbacks = total(db, ev, MET_MEASUREMENT);
-		double whole = total(db, ev, MET_WORK) + counter(db, idle) * 1e-9 + callbacks + handler;
+		double callbacks = total(q, ev, MET_MEASUREMENT);
+		double whole = total(q, ev, MET_WORK) + counter(q, idle) * 1e-9 + callbacks + handler;
 		static const char callbacks_advice[] =
 			"mostly following the runtime, a record per task or region: coarser "
 			"tasks cost less; it is kept out of the program's figures";
 		static const char handler_advice[] =
 			"mostly taking samples: lower the sampling rate (-e CPUTIME@f250)";
-		put(db, ins, QUALITY_CULPRIT, callbacks + handler, "seconds", whole,
+		put(q, QUALITY_CULPRIT, callbacks + handler, "seconds", whole,
 		    callbacks > handler ? callbacks_advice : handler_advice);
-		put(db, ins, QUALITY_CALLBACKS, callbacks, "seconds", whole, callbacks_advice);
-		put(db, ins, QUALITY_HANDLER, handler, "seconds", whole, handler_advice);
+		put(q, QUALITY_CALLBACKS, callbacks, "seconds", whole, callbacks_advice);
+		put(q, QUALITY_HANDLER, handler, "seconds", whole, handler_advice);
 		free(ev);
 	} else {
-		put(db, ins, QUALITY_CULPRIT, measured, "samples", taken,
+		put(q, QUALITY_CULPRIT, measured, "samples", taken,
 		    "samples in culprit's own work: lower the sampling rate");
 	}
-	put(db, ins, QUALITY_SAMPLES, taken, "samples", taken, "");
-	put(db, ins, QUALITY_PARTIAL, counter(db, "unwind:partial"), "samples", taken,
+	put(q, QUALITY_SAMPLES, taken, "samples", taken, "");
+	put(q, QUALITY_PARTIAL, counter(q, "unwind:partial"), "samples", taken,
 	    "no unwind information past some frame: build with -g, or with frame pointers");
-	put(db, ins, QUALITY_TRUNCATED, counter(db, "unwind:truncated"), "samples", taken,
+	put(q, QUALITY_TRUNCATED, counter(q, "unwind:truncated"), "samples", taken,
 	    "deeper than the depth limit: raise it (culprit run --max-depth)");
-	put(db, ins, QUALITY_DROPPED, counter(db, "dropped:tree_full") + counter(db, "dropped:busy"),
+	put(q, QUALITY_DROPPED, counter(q, "dropped:tree_full") + counter(q, "dropped:busy"),
 	    "samples", taken, "calling-context trees full (raise CULPRIT_MAX_NODES), or taken "
 	    "while culprit unwound");
-	double throttled = counter(db, "throttled");
-	put(db, ins, QUALITY_THROTTLED, throttled, "samples", taken + throttled,
+	double throttled = counter(q, "throttled");
+	put(q, QUALITY_THROTTLED, throttled, "samples", taken + throttled,
 	    "unwinding took over a quarter of the time (deep stacks): fewer samples, each "
 	    "carrying the value of those merged into it; lower --max-depth or the rate");
-	put(db, ins, QUALITY_THREADS_MISSING,
+	put(q, QUALITY_THREADS_MISSING,
 	    threads_expected > threads_read ? (double)(threads_expected - threads_read) : 0,
 	    "threads", (double)threads_expected,
 	    "thread files not written or damaged (a full disk? culprit run named them): "
 	    "those threads' samples are not in the figures");
-	sqlite3_finalize(ins);
+	sqlite3_finalize(q->ins);
+	return q->failed ? -1 : 0;
 }
 
 int quality_warning(sqlite3 *db, char *buf, size_t size)
@@ -129,10 +162,12 @@ int quality_warning(sqlite3 *db, char *buf, size_t size)
 	sqlite3_stmt *s = db_prepare(db, "SELECT percent, advice FROM measurement_quality "
 					 "WHERE item = ?");
 	size_t len = 0;
+	int rc = s ? 0 : -1;
 	buf[0] = 0;
-	for (size_t i = 0; i < sizeof what / sizeof what[0]; i++) {
+	for (size_t i = 0; rc >= 0 && i < sizeof what / sizeof what[0]; i++) {
 		sqlite3_bind_text(s, 1, what[i][0], -1, SQLITE_STATIC);
-		if (sqlite3_step(s) == SQLITE_ROW && sqlite3_column_type(s, 0) != SQLITE_NULL &&
+		rc = db_step_row(db, s);
+		if (rc == SQLITE_ROW && sqlite3_column_type(s, 0) != SQLITE_NULL &&
 		    sqlite3_column_double(s, 0) > QUALITY_WARN_PERCENT && len < size) {
 			int n = snprintf(buf + len, size - len, "%s%s %.1f%% (%s)", len ? "; " : "",
 					 what[i][1], sqlite3_column_double(s, 0),
@@ -143,5 +178,5 @@ int quality_warning(sqlite3 *db, char *buf, size_t size)
 		sqlite3_reset(s);
 	}
 	sqlite3_finalize(s);
-	return len > 0;
+	return rc < 0 ? -1 : len > 0;
 }

@@ -76,11 +76,24 @@ struct thread_values {
 
 struct thread_values *thread_values_new(sqlite3 *db, const struct ctree *tree)
 {
+	sqlite3_stmt *totals = db_prepare(db, "INSERT INTO thread_metrics VALUES (?,?,?,?,?)");
+	if (!totals)
+		return NULL;
 	struct thread_values *v = xcalloc(1, sizeof *v);
 	v->db = db;
 	v->tree = tree;
-	v->totals = db_prepare(db, "INSERT INTO thread_metrics VALUES (?,?,?,?,?)");
+	v->totals = totals;
 	return v;
+}
+
+void thread_values_free(struct thread_values *v)
+{
+	if (!v)
+		return;
+	sqlite3_finalize(v->totals);
+	free(v->sole);
+	free(v->rows);
+	free(v);
 }
 
 static void thread_values_add_id(struct thread_values *v, uint32_t thread, uint32_t ctx,
@@ -105,17 +118,18 @@ void thread_values_add(void *values, const struct exp_thread *th, uint32_t ctx, 
 	thread_values_add_id(values, th->id, ctx, metric, incl, excl);
 }
 
-void thread_values_totals(struct thread_values *v, const struct exp_thread *th,
-			  const double *totals)
+int thread_values_totals(struct thread_values *v, const struct exp_thread *th,
+			 const double *totals)
 {
-	thread_values_totals_id(v, th->id, totals);
+	return thread_values_totals_id(v, th->id, totals);
 }
 
-void thread_values_totals_id(struct thread_values *v, uint32_t thread, const double *totals)
+int thread_values_totals_id(struct thread_values *v, uint32_t thread, const double *totals)
 {
 	const struct ctree *t = v->tree;
 	sqlite3_stmt *s = v->totals;
-	for (size_t m = 0; m < t->nmetric; m++) {
+	int rc = 0;
+	for (size_t m = 0; rc == 0 && m < t->nmetric; m++) {
 		sqlite3_bind_int64(s, 1, thread);
 		bind_text(s, 2, t->event[t->metric[m].event].name);
 		bind_text(s, 3, t->metric[m].name);
@@ -126,8 +140,9 @@ void thread_values_totals_id(struct thread_values *v, uint32_t thread, const dou
 			bind_percent(s, 5, totals[m], totals[effort]);
 		else
 			sqlite3_bind_null(s, 5);
-		db_step_reset(v->db, s);
+		rc = db_step_reset(v->db, s);
 	}
+	return rc;
 }
 
 size_t thread_values_count(const struct thread_values *v)
@@ -210,10 +225,10 @@ struct run_values *thread_values_by_run(const struct thread_values *v, const str
 	return rv;
 }
 
-void run_values_write(sqlite3 *db, struct run_values *rv)
+int run_values_write(sqlite3 *db, struct run_values *rv)
 {
 	if (!rv)
-		return;
+		return 0;
 	struct db_batch *b = db_batch_new(db, "stored_experiment_values", 5);
 	for (size_t i = 0; i < rv->n; i++) {
 		const struct run_row *r = &rv->rows[i];
@@ -225,7 +240,15 @@ void run_values_write(sqlite3 *db, struct run_values *rv)
 		db_batch_real(b, r->incl);
 		db_batch_real(b, r->excl);
 	}
-	db_batch_finish(b);
+	int rc = db_batch_finish(b);
+	run_values_free(rv);
+	return rc;
+}
+
+void run_values_free(struct run_values *rv)
+{
+	if (!rv)
+		return;
 	free(rv->rows);
 	free(rv);
 }
@@ -252,7 +275,7 @@ void thread_values_sort(struct thread_values *v, int derivable)
 	v->sorted = 1;
 }
 
-void thread_values_write(struct thread_values *v, int derivable)
+int thread_values_write(struct thread_values *v, int derivable)
 {
 	if (!v->sorted)
 		thread_values_sort(v, derivable);
@@ -265,11 +288,9 @@ void thread_values_write(struct thread_values *v, int derivable)
 		db_batch_real(b, r->incl);
 		db_batch_real(b, r->excl);
 	}
-	db_batch_finish(b);
-	sqlite3_finalize(v->totals);
-	free(v->sole);
-	free(v->rows);
-	free(v);
+	int rc = db_batch_finish(b);
+	thread_values_free(v);
+	return rc;
 }
 
 /* ---- procedures ---------------------------------------------------------------- */
@@ -278,6 +299,7 @@ struct procedure_writer {
 	sqlite3 *db;
 	const struct ctree *tree;
 	sqlite3_stmt *insert;		/* INSERT INTO procedure_metrics */
+	int failed;			/* an insert failed: skip the rest */
 };
 
 static void procedure_value(void *arg, uint32_t procedure, uint32_t module, uint32_t file,
@@ -287,6 +309,8 @@ static void procedure_value(void *arg, uint32_t procedure, uint32_t module, uint
 	const struct ctree *t = w->tree;
 	const struct ctx_metric *m = &t->metric[metric];
 	sqlite3_stmt *s = w->insert;
+	if (w->failed)
+		return;
 	bind_text(s, 1, strtab_get(t->str, procedure));
 	bind_text(s, 2, strtab_get(t->str, module));
 	bind_text(s, 3, strtab_get(t->str, file));
@@ -297,41 +321,50 @@ static void procedure_value(void *arg, uint32_t procedure, uint32_t module, uint
 	double base = percent_base(t, metric);
 	bind_percent(s, 8, incl, base);
 	bind_percent(s, 9, excl, base);
-	db_step_reset(w->db, s);
+	if (db_step_reset(w->db, s) < 0)
+		w->failed = 1;
 }
 
-void tables_write_procedures(sqlite3 *db, const struct ctree *t)
+int tables_write_procedures(sqlite3 *db, const struct ctree *t)
 {
-	struct procedure_writer w = { db, t, NULL };
+	struct procedure_writer w = { db, t, NULL, 0 };
 	w.insert = db_prepare(db, "INSERT INTO procedure_metrics VALUES (?,?,?,?,?,?,?,?,?)");
+	if (!w.insert)
+		return -1;
 	ctree_procedures(t, procedure_value, &w);
 	sqlite3_finalize(w.insert);
+	return w.failed ? -1 : 0;
 }
 
 /* ---- the experiment, its tree and its symbols ---------------------------------- */
 
-static void write_notes(sqlite3 *db, const struct mfile *mf, uint32_t process, uint32_t thread)
+/* Each writer below returns 0, or -1 after a message (database.h). */
+
+static int write_notes(sqlite3 *db, const struct mfile *mf, uint32_t process, uint32_t thread)
 {
 	sqlite3_stmt *s = db_prepare(db, "INSERT INTO notes VALUES (?,?,?)");
-	for (uint32_t i = 0; i < mf->nnotes; i++) {
+	int rc = s ? 0 : -1;
+	for (uint32_t i = 0; rc == 0 && i < mf->nnotes; i++) {
 		sqlite3_bind_int64(s, 1, process);
 		if (thread)
 			sqlite3_bind_int64(s, 2, thread);
 		else
 			sqlite3_bind_null(s, 2);
 		bind_text(s, 3, mf->notes[i]);
-		db_step_reset(db, s);
+		rc = db_step_reset(db, s);
 	}
 	sqlite3_finalize(s);
+	return rc;
 }
 
-static void write_processes(sqlite3 *db, const struct experiment *e)
+static int write_processes(sqlite3 *db, const struct experiment *e)
 {
 	sqlite3_stmt *s = db_prepare(db,
 		"INSERT INTO processes (id, pid, ppid, generation, mpi_rank, host, executable, "
 		"command, cwd, start_time, end_time, end_reason, end_status, experiment, "
 		"measurement_file, experiment_id) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
-	for (size_t i = 0; i < e->nproc; i++) {
+	int rc = s ? 0 : -1;
+	for (size_t i = 0; rc == 0 && i < e->nproc; i++) {
 		const struct exp_process *ep = e->proc[i];
 		const struct mfile_process *p = ep->p;
 		char *cmd = join_words(p->argv, p->argc);
@@ -357,20 +390,23 @@ static void write_processes(sqlite3 *db, const struct experiment *e)
 		bind_text(s, 14, p->experiment);
 		bind_text(s, 15, ep->path);
 		sqlite3_bind_int64(s, 16, ep->run->id);
-		db_step_reset(db, s);
-		write_notes(db, ep->mf, ep->id, 0);
+		rc = db_step_reset(db, s);
+		if (rc == 0)
+			rc = write_notes(db, ep->mf, ep->id, 0);
 		free(cmd);
 	}
 	sqlite3_finalize(s);
+	return rc;
 }
 
-static void write_threads(sqlite3 *db, const struct experiment *e)
+static int write_threads(sqlite3 *db, const struct experiment *e)
 {
 	sqlite3_stmt *s = db_prepare(db, "INSERT INTO threads (id, process_id, pid, tid, seq, "
 				     "mpi_rank, name, start_time, end_time, end_reason, "
 				     "measurement_file) VALUES (?,?,?,?,?,?,?,?,?,?,?)");
-	sqlite3_stmt *c = db_prepare(db, "INSERT INTO thread_counters VALUES (?,?,?)");
-	for (size_t i = 0; i < e->nthread; i++) {
+	sqlite3_stmt *c = s ? db_prepare(db, "INSERT INTO thread_counters VALUES (?,?,?)") : NULL;
+	int rc = c ? 0 : -1;
+	for (size_t i = 0; rc == 0 && i < e->nthread; i++) {
 		const struct exp_thread *t = e->thread[i];
 		const struct mfile_process *p = t->proc->p;
 		sqlite3_bind_int64(s, 1, t->id);
@@ -387,25 +423,28 @@ static void write_threads(sqlite3 *db, const struct experiment *e)
 		bind_real(s, 9, seconds(t->end_ns));
 		bind_text(s, 10, mfile_end_reason_name(t->end_reason));
 		bind_text(s, 11, t->path);
-		db_step_reset(db, s);
-		write_notes(db, t->mf, t->proc->id, t->id);
-		for (uint32_t k = 0; k < t->t->ncounters; k++) {
+		rc = db_step_reset(db, s);
+		if (rc == 0)
+			rc = write_notes(db, t->mf, t->proc->id, t->id);
+		for (uint32_t k = 0; rc == 0 && k < t->t->ncounters; k++) {
 			sqlite3_bind_int64(c, 1, t->id);
 			bind_text(c, 2, t->t->counters[k].name);
 			sqlite3_bind_int64(c, 3, (sqlite3_int64)t->t->counters[k].value);
-			db_step_reset(db, c);
+			rc = db_step_reset(db, c);
 		}
 	}
 	sqlite3_finalize(s);
 	sqlite3_finalize(c);
+	return rc;
 }
 
-static void write_experiments(sqlite3 *db, const struct experiment *e)
+static int write_experiments(sqlite3 *db, const struct experiment *e)
 {
 	sqlite3_stmt *s = db_prepare(db, "INSERT INTO experiments (id, label, threads, command, "
 				     "start_time, wall_time, cpu_time, exit_status, run, directory, "
 				     "cores) VALUES (?,?,?,?,?,?,?,?,?,?,?)");
-	for (size_t i = 0; i < e->nrun; i++) {
+	int rc = s ? 0 : -1;
+	for (size_t i = 0; rc == 0 && i < e->nrun; i++) {
 		const struct exp_run *r = e->run[i];
 		sqlite3_bind_int64(s, 1, r->id);
 		bind_text(s, 2, r->label);
@@ -427,18 +466,18 @@ static void write_experiments(sqlite3 *db, const struct experiment *e)
 			sqlite3_bind_int64(s, 11, r->cores);
 		else
 			sqlite3_bind_null(s, 11);
-		db_step_reset(db, s);
+		rc = db_step_reset(db, s);
 	}
 	sqlite3_finalize(s);
+	return rc;
 }
 
-void tables_write_identity(sqlite3 *db, const struct experiment *e)
+int tables_write_identity(sqlite3 *db, const struct experiment *e)
 {
-	write_experiments(db, e);
-	write_processes(db, e);
-	write_threads(db, e);
-	waits_write_sites(db, e);
-	tasks_write(db, e);
+	if (write_experiments(db, e) < 0 || write_processes(db, e) < 0 ||
+	    write_threads(db, e) < 0 || waits_write_sites(db, e) < 0 || tasks_write(db, e) < 0)
+		return -1;
+	return 0;
 }
 
 /* What each event and metric is, for the events and metrics tables. */
@@ -470,10 +509,11 @@ static const char *description(const char *name, const char *otherwise)
 	return otherwise;
 }
 
-void tables_write_events(sqlite3 *db, const struct ctree *t, int derivable)
+int tables_write_events(sqlite3 *db, const struct ctree *t, int derivable)
 {
 	sqlite3_stmt *s = db_prepare(db, "INSERT INTO events VALUES (?,?,?,?,?,?)");
-	for (size_t i = 0; i < t->nevent; i++) {
+	int rc = s ? 0 : -1;
+	for (size_t i = 0; rc == 0 && i < t->nevent; i++) {
 		const struct ctx_event *ev = &t->event[i];
 		bind_text(s, 1, ev->name);
 		bind_text(s, 2, ev->unit);
@@ -489,11 +529,14 @@ void tables_write_events(sqlite3 *db, const struct ctree *t, int derivable)
 				sqlite3_bind_null(s, 5);
 		}
 		bind_text(s, 6, description(ev->name, "a perf_event counter (libpfm4 name)"));
-		db_step_reset(db, s);
+		rc = db_step_reset(db, s);
 	}
 	sqlite3_finalize(s);
+	if (rc < 0)
+		return -1;
 	s = db_prepare(db, "INSERT INTO metrics VALUES (?,?,?,?,?,?,?,?,?,?,?)");
-	for (size_t i = 0; i < t->nmetric; i++) {
+	rc = s ? 0 : -1;
+	for (size_t i = 0; rc == 0 && i < t->nmetric; i++) {
 		const struct ctx_metric *m = &t->metric[i];
 		char *described = NULL;
 		bind_text(s, 1, t->event[m->event].name);
@@ -518,10 +561,11 @@ void tables_write_events(sqlite3 *db, const struct ctree *t, int derivable)
 			else
 				sqlite3_bind_int64(s, 9 + k, (sqlite3_int64)from[k] + 1);
 		}
-		db_step_reset(db, s);
+		rc = db_step_reset(db, s);
 		free(described);
 	}
 	sqlite3_finalize(s);
+	return rc;
 }
 
 /* Adds a name id to row B, marking it USED; 0 (no name) is a null. */
@@ -536,7 +580,7 @@ static void batch_name(struct db_batch *b, uint32_t id, uint8_t *used)
 }
 
 /* The names the contexts used, by the tree's string ids. */
-static void write_names(sqlite3 *db, const struct ctree *t, const uint8_t *used)
+static int write_names(sqlite3 *db, const struct ctree *t, const uint8_t *used)
 {
 	struct db_batch *b = db_batch_new(db, "stored_names", 2);
 	for (uint32_t id = 1; id < strtab_count(t->str); id++) {
@@ -545,10 +589,10 @@ static void write_names(sqlite3 *db, const struct ctree *t, const uint8_t *used)
 		db_batch_int(b, id);
 		db_batch_text(b, strtab_get(t->str, id));
 	}
-	db_batch_finish(b);
+	return db_batch_finish(b);
 }
 
-static void write_contexts(sqlite3 *db, const struct ctree *t, const uint32_t *sole)
+static int write_contexts(sqlite3 *db, const struct ctree *t, const uint32_t *sole)
 {
 	uint8_t *used = xcalloc(strtab_count(t->str) + 1, 1);
 	uint8_t *runtime = diagnose_runtime_code(t);
@@ -579,10 +623,12 @@ static void write_contexts(sqlite3 *db, const struct ctree *t, const uint32_t *s
 			db_batch_null(b);
 		db_batch_int(b, runtime[i]);
 	}
-	db_batch_finish(b);
+	int rc = db_batch_finish(b);
 	free(runtime);
-	write_names(db, t, used);
+	if (rc == 0)
+		rc = write_names(db, t, used);
 	free(used);
+	return rc;
 }
 
 /* Context I's pair of metric M, zeros for CTX_NONE. */
@@ -614,16 +660,18 @@ int tables_derivable(const struct ctree *t)
 	return 1;
 }
 
-void tables_write_tree(sqlite3 *db, const struct ctree *t, const uint32_t *sole, int derivable)
+int tables_write_tree(sqlite3 *db, const struct ctree *t, const uint32_t *sole, int derivable)
 {
 	sqlite3_stmt *info = db_prepare(db, "INSERT INTO culprit_info VALUES ('value_threads', ?)");
-
+	if (!info)
+		return -1;
 	/* What the per-context statistics of the context_metrics view are over. */
 	sqlite3_bind_int64(info, 1, (sqlite3_int64)t->nthreads);
-	db_step_reset(db, info);
+	int rc = db_step_reset(db, info);
 	sqlite3_finalize(info);
 	/* One table at a time: each insert then appends to one B-tree. */
-	write_contexts(db, t, sole);
+	if (rc < 0 || write_contexts(db, t, sole) < 0)
+		return -1;
 	progress_update("context values");
 	uint8_t *skip = xcalloc(t->nmetric + 1, 1);
 	for (uint32_t k = 0; k < t->nmetric; k++)
@@ -640,14 +688,15 @@ void tables_write_tree(sqlite3 *db, const struct ctree *t, const uint32_t *sole,
 			db_batch_real(v, st->excl);
 		}
 	}
-	db_batch_finish(v);
 	free(skip);
+	return db_batch_finish(v);
 }
 
-void tables_write_modules(sqlite3 *db, struct symbolizer *sym)
+int tables_write_modules(sqlite3 *db, struct symbolizer *sym)
 {
 	sqlite3_stmt *s = db_prepare(db, "INSERT INTO modules VALUES (?,?,?,?,?,?)");
-	for (size_t i = 0; i < symbolizer_count(sym); i++) {
+	int rc = s ? 0 : -1;
+	for (size_t i = 0; rc == 0 && i < symbolizer_count(sym); i++) {
 		struct sym_module *m = symbolizer_at(sym, i);
 		sqlite3_bind_int64(s, 1, (sqlite3_int64)i + 1);
 		/* The name contexts.module uses: [vdso] for the kernel's. */
@@ -658,14 +707,17 @@ void tables_write_modules(sqlite3 *db, struct symbolizer *sym)
 		sqlite3_bind_int64(s, 4, sym_module_has_lines(m));
 		bind_text(s, 5, sym_module_used(m) ? sym_module_problem(m) : NULL);
 		bind_text(s, 6, sym_module_path(m));
-		db_step_reset(db, s);
+		rc = db_step_reset(db, s);
 	}
 	sqlite3_finalize(s);
+	return rc;
 }
 
-void tables_write_info(sqlite3 *db, char *const *dirs, int ndirs)
+int tables_write_info(sqlite3 *db, char *const *dirs, int ndirs)
 {
 	sqlite3_stmt *s = db_prepare(db, "INSERT INTO culprit_info VALUES (?,?)");
+	if (!s)
+		return -1;
 	char when[64];
 	time_t t = time(NULL);
 	struct tm tm;
@@ -677,50 +729,57 @@ void tables_write_info(sqlite3 *db, char *const *dirs, int ndirs)
 		{ "created", when },
 		{ "measurements", all },
 	};
-	for (size_t i = 0; i < sizeof kv / sizeof kv[0]; i++) {
+	int rc = 0;
+	for (size_t i = 0; rc == 0 && i < sizeof kv / sizeof kv[0]; i++) {
 		bind_text(s, 1, kv[i][0]);
 		bind_text(s, 2, kv[i][1]);
-		db_step_reset(db, s);
+		rc = db_step_reset(db, s);
 	}
 	char v[16];
 	snprintf(v, sizeof v, "%d", DB_SCHEMA_VERSION);
 	bind_text(s, 1, "schema_version");
 	bind_text(s, 2, v);
-	db_step_reset(db, s);
+	if (rc == 0)
+		rc = db_step_reset(db, s);
 	sqlite3_finalize(s);
 	free(all);
+	return rc;
 }
 
 /* ---- how the figures were made ---------------------------------------------- */
 
-void tables_write_rules(sqlite3 *db, const struct ovh_rules *rules)
+int tables_write_rules(sqlite3 *db, const struct ovh_rules *rules)
 {
 	sqlite3_stmt *s = db_prepare(db, "INSERT INTO overhead_rules VALUES (?,?,?,?,?)");
-	for (size_t i = 0; i < rules->n; i++) {
+	int rc = s ? 0 : -1;
+	for (size_t i = 0; rc == 0 && i < rules->n; i++) {
 		const struct ovh_rule *r = &rules->rule[i];
 		sqlite3_bind_int64(s, 1, (sqlite3_int64)i + 1);
 		bind_text(s, 2, ovh_field_name[r->field]);
 		bind_text(s, 3, r->pattern);
 		bind_text(s, 4, r->type);
 		bind_text(s, 5, r->origin);
-		db_step_reset(db, s);
+		rc = db_step_reset(db, s);
 	}
 	sqlite3_finalize(s);
+	return rc;
 }
 
-void tables_write_thresholds(sqlite3 *db, const struct diag_thresholds *th)
+int tables_write_thresholds(sqlite3 *db, const struct diag_thresholds *th)
 {
 	sqlite3_stmt *s = db_prepare(db, "INSERT INTO culprit_info VALUES (?,?)");
+	int rc = s ? 0 : -1;
 	const char *key[] = { "diagnose_idleness_percent", "diagnose_overhead_percent",
 			      "diagnose_share_percent" };
 	double v[] = { th->idleness, th->overhead, th->share };
-	for (int i = 0; i < 3; i++) {
+	for (int i = 0; rc == 0 && i < 3; i++) {
 		char buf[32];
 		snprintf(buf, sizeof buf, "%g", 100 * v[i]);
 		bind_text(s, 1, key[i]);
 		bind_text(s, 2, buf);
-		db_step_reset(db, s);
+		rc = db_step_reset(db, s);
 	}
 	sqlite3_finalize(s);
+	return rc;
 }
 

@@ -79,18 +79,21 @@ static int by_thread_time(const void *a, const void *b)
 	return (x->event > y->event) - (x->event < y->event);
 }
 
-static void put_info(sqlite3 *db, const char *key, double value)
+static int put_info(sqlite3 *db, const char *key, double value)
 {
 	sqlite3_stmt *s = db_prepare(db, "INSERT OR REPLACE INTO culprit_info VALUES (?,?)");
+	if (!s)
+		return -1;
 	char text[64];
 	snprintf(text, sizeof text, "%.9f", value);
 	sqlite3_bind_text(s, 1, key, -1, SQLITE_STATIC);
 	sqlite3_bind_text(s, 2, text, -1, SQLITE_TRANSIENT);
-	db_step_reset(db, s);
+	int rc = db_step_reset(db, s);
 	sqlite3_finalize(s);
+	return rc;
 }
 
-void trace_rows_write(sqlite3 *db, struct trace_rows *r)
+int trace_rows_write(sqlite3 *db, struct trace_rows *r)
 {
 	/* A thread's records are in time order; two events' records at
 	 * the same ns would make the same key: the second is dropped. */
@@ -119,15 +122,16 @@ void trace_rows_write(sqlite3 *db, struct trace_rows *r)
 		if (row->time > end)
 			end = row->time;
 	}
-	db_batch_finish(b);
+	int rc = db_batch_finish(b);
 	/* The run's length: to its last process's end, or its last sample
 	 * (a snapshot's end is when it was written). */
 	double ended = r->end_ns > r->origin_ns ? (double)(r->end_ns - r->origin_ns) / 1e9 : 0;
-	put_info(db, "trace_origin", r->origin_realtime);
-	put_info(db, "trace_duration", ended > end ? ended : end);
-	if (r->dropped)
-		put_info(db, "trace_dropped", (double)r->dropped);
+	if (rc == 0 && (put_info(db, "trace_origin", r->origin_realtime) < 0 ||
+			put_info(db, "trace_duration", ended > end ? ended : end) < 0 ||
+			(r->dropped && put_info(db, "trace_dropped", (double)r->dropped) < 0)))
+		rc = -1;
 	free(r->row);
 	r->row = NULL;
 	r->n = r->cap = 0;
+	return rc;
 }

@@ -44,7 +44,8 @@ void trace_rows_init(struct trace_rows *r, const struct experiment *e);
 void trace_rows_add_thread(struct trace_rows *r, struct ctree *t,
 			   const struct exp_thread *th);
 /* Writes the trace table (in thread and time order) and what the views
- * need into culprit_info; frees the rows. */
-void trace_rows_write(sqlite3 *db, struct trace_rows *r);
+ * need into culprit_info; frees the rows.  Returns 0, or -1 after a
+ * message (database.h). */
+int trace_rows_write(sqlite3 *db, struct trace_rows *r);
 
 #endif

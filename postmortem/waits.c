@@ -97,12 +97,13 @@ void waits_bind_site(sqlite3_stmt *s, int col, const struct exp_thread *t, uint3
 		sqlite3_bind_null(s, col + 3);
 }
 
-void waits_write_sites(sqlite3 *db, const struct experiment *e)
+int waits_write_sites(sqlite3 *db, const struct experiment *e)
 {
 	sqlite3_stmt *s = db_prepare(db, "INSERT INTO waits VALUES (?,?,?,?,?,?,?,?,?,?,?,?)");
-	for (size_t i = 0; i < e->nthread; i++) {
+	int rc = s ? 0 : -1;
+	for (size_t i = 0; rc == 0 && i < e->nthread; i++) {
 		const struct exp_thread *t = e->thread[i];
-		for (uint32_t k = 0; t->t && k < t->t->nwaits; k++) {
+		for (uint32_t k = 0; rc == 0 && t->t && k < t->t->nwaits; k++) {
 			const struct mfile_wait *w = &t->t->waits[k];
 			sqlite3_bind_int64(s, 1, t->id);
 			bind_opt_text(s, 2, w->kind < NKINDS ? kind_name[w->kind] : NULL);
@@ -116,17 +117,18 @@ void waits_write_sites(sqlite3 *db, const struct experiment *e)
 			sqlite3_bind_int64(s, 10, (sqlite3_int64)w->count);
 			sqlite3_bind_double(s, 11, (double)w->total_ns / 1e9);
 			sqlite3_bind_double(s, 12, (double)w->max_ns / 1e9);
-			db_step_reset(db, s);
+			rc = db_step_reset(db, s);
 		}
 	}
 	sqlite3_finalize(s);
+	return rc;
 }
 
-void waits_write_threads(sqlite3 *db)
+int waits_write_threads(sqlite3 *db)
 {
 	/* idle_value:EVENT:CAUSE counts the event's raw unit: nanoseconds
 	 * for the time events, whose metrics are in seconds. */
-	db_exec(db,
+	return db_exec(db,
 		"INSERT INTO thread_metrics (thread_id, event, metric, value)\n"
 		"  SELECT c.thread_id, e.event,\n"
 		"         'waited:' || substr(c.name, length('idle_value:' || e.event || ':') + 1),\n"

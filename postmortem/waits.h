@@ -9,12 +9,13 @@ struct exp_thread;
 struct experiment;
 
 /* The waits table: each thread's wait sites, named, while the threads'
- * files are still loaded. */
-void waits_write_sites(sqlite3 *db, const struct experiment *e);
+ * files are still loaded.  Returns 0, or -1 after a message (database.h),
+ * as does the next. */
+int waits_write_sites(sqlite3 *db, const struct experiment *e);
 /* Once the threads' metrics are in: their own time seen waiting
  * (thread_metrics waited, waited:CAUSE), and culprit_info's idleness,
  * "measured" or "not measured". */
-void waits_write_threads(sqlite3 *db);
+int waits_write_threads(sqlite3 *db);
 /* Binds a call site of thread T (MODULE, a return address SITE in it) as
  * module, procedure, file and line, columns COL to COL + 3: the innermost
  * frame of the program's own at the call, inlined or not; an unknown

@@ -155,8 +155,8 @@ int report_callers(const struct report *r)
 {
 	size_t nproc;
 	struct dbr_procedure *p;
-	if (report_procedures(r, &p, &nproc))
-		return EXIT_FAIL;
+	if (report_procedures(r, &p, &nproc) < 0)
+		return -1;
 	int levels = r->depth > 0 ? (r->depth > MAX_LEVELS ? MAX_LEVELS : r->depth) : 1;
 	struct chain *ch = NULL;
 	size_t cap = 0;
@@ -185,7 +185,7 @@ int report_callers(const struct report *r)
 		}
 		ssize_t n = frames_of(r, &p[q], &ch, &cap);
 		if (n < 0) {
-			rc = EXIT_FAIL;
+			rc = -1;
 			break;
 		}
 		qsort_r(ch, (size_t)n, sizeof *ch, by_caller_names, (void *)r);

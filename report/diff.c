@@ -44,6 +44,7 @@ struct options {
 	int inclusive, by_procedure;
 	enum report_format format;
 	long limit;
+	int help;		/* -h: print the usage, do nothing else */
 };
 
 /* A change beyond this many standard deviations of the sampling noise is
@@ -71,6 +72,8 @@ struct change {
 	double noise;		/* the standard deviation of B - A from sampling; 0: none */
 };
 
+/* Reads the command line into O: EXIT_OK (O->help: show the usage), or
+ * EXIT_USAGE after a message. */
 static int parse_options(int argc, char **argv, struct options *o)
 {
 	static const struct option opts[] = {
@@ -112,7 +115,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 				return msg_usage("diff", "--by is path or procedure, not '%s'", optarg);
 			o->by_procedure = strcmp(optarg, "procedure") == 0;
 			break;
-		case 'h': fputs(diff_usage, stdout); return -1;
+		case 'h': o->help = 1; return EXIT_OK;
 		default: fputs(diff_usage, stderr); return EXIT_USAGE;
 		}
 	}
@@ -138,7 +141,8 @@ static void split_path(struct side *s, const char *path)
 }
 
 /* Reads experiment S->label's values of the chosen metric and its
- * samples, and its totals in place of the database's. */
+ * samples, and its totals in place of the database's.  Returns 0, or -1
+ * after a message. */
 static int read_experiment(struct side *s)
 {
 	struct dbr_experiment *x;
@@ -148,7 +152,8 @@ static int read_experiment(struct side *s)
 	for (i = 0; i < nx && strcmp(x[i].label, s->label) != 0; i++)
 		;
 	if (i == nx) {
-		msg_error("%s has no experiment '%s'; it has %s%s", s->file, s->label, x[0].label,
+		msg_error("%s has no experiment '%s'; it has %s%s", s->file, s->label,
+			  nx ? x[0].label : "none",
 			  nx > 1 ? " and others (SELECT label FROM experiments)" : "");
 		dbr_experiments_free(x, nx);
 		return -1;
@@ -175,7 +180,7 @@ static int read_experiment(struct side *s)
 }
 
 /* Opens side S and reads its tree, the chosen metric and its samples,
- * and makes its keys. */
+ * and makes its keys.  Returns 0, or -1 after a message. */
 static int open_side(struct side *s, const char *path, const char *event, const char *metric,
 		     int by_procedure)
 {
@@ -413,7 +418,11 @@ int cmd_diff(int argc, char **argv)
 	struct options o;
 	int status = parse_options(argc, argv, &o);
 	if (status != EXIT_OK)
-		return status < 0 ? EXIT_OK : status;
+		return status;
+	if (o.help) {
+		fputs(diff_usage, stdout);
+		return EXIT_OK;
+	}
 	struct side a = { 0 }, b = { 0 };
 	status = EXIT_FAIL;
 	if (open_side(&a, o.a, o.event, o.metric, o.by_procedure) == 0 &&

@@ -69,8 +69,8 @@ int report_flat(const struct report *r)
 {
 	size_t nproc;
 	struct dbr_procedure *p;
-	if (report_procedures(r, &p, &nproc))
-		return EXIT_FAIL;
+	if (report_procedures(r, &p, &nproc) < 0)
+		return -1;
 	static const struct column columns[] = { PROCEDURE_COLUMNS };
 	struct rows w;
 	put_procedure_head(r, &w, "flat", columns, NCOLUMNS(columns),

@@ -147,5 +147,5 @@ int report_ranks(const struct report *r)
 		put_text(r, k, nk, x, nx, wait, imbalance);
 	dbr_rank_spread_free(x, nx);
 	dbr_ranks_free(k, nk);
-	return EXIT_OK;
+	return 0;
 }

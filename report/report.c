@@ -113,6 +113,7 @@ struct options {
 	double predict[16];
 	int npredict;
 	const char *path;
+	int help;		/* -h: print the usage, do nothing else */
 };
 
 static const struct report_view *view_named(const char *name)
@@ -195,7 +196,7 @@ static int parse_threshold(const char *arg, struct options *o)
 	return 0;
 }
 
-/* Reads the command line into O; EXIT_OK to go on, -1 after --help, or
+/* Reads the command line into O: EXIT_OK (O->help: show the usage), or
  * EXIT_USAGE after a message. */
 static int parse_options(int argc, char **argv, struct options *o)
 {
@@ -257,17 +258,20 @@ static int parse_options(int argc, char **argv, struct options *o)
 			if (*end || o->width < 1 || o->width > 10000)
 				rc = msg_usage("report", "--width needs a number of columns, 1 to 10000");
 			break;
-		case 'h': fputs(report_usage, stdout); return -1;
+		case 'h': o->help = 1; return EXIT_OK;
 		default: fputs(report_usage, stderr); return EXIT_USAGE;
 		}
 	}
 	if (!rc && optind != argc - 1)
 		rc = msg_usage("report", "give one database (see culprit report --help)");
+	if (!rc && o->to > 0 && o->to <= o->from)
+		rc = msg_usage("report", "--to must be after --from");
 	o->path = rc ? NULL : argv[optind];
 	return rc;
 }
 
-/* Opens the database and reads what view O needs into R. */
+/* Opens the database and reads what view O needs into R.  Returns 0, or
+ * -1 after a message. */
 static int load(struct report *r, const struct options *o)
 {
 	char err[600];
@@ -283,8 +287,6 @@ static int load(struct report *r, const struct options *o)
 	r->width = o->width;
 	memcpy(r->predict, o->predict, sizeof r->predict);
 	r->npredict = o->npredict;
-	if (o->to > 0 && o->to <= o->from)
-		return msg_usage("report", "--to must be after --from");
 	/* The diagnoses and the summary are about effort. */
 	int effort = o->view->needs & NEEDS_EFFORT;
 	if (dbr_choose(r->db, o->event, effort ? MET_EFFORT : o->metric, &r->ch) < 0)
@@ -319,21 +321,26 @@ int cmd_report(int argc, char **argv)
 {
 	struct options o;
 	struct report r = { 0 };
-	int rc = parse_options(argc, argv, &o);
-	if (rc)
-		return rc < 0 ? EXIT_OK : rc;
-	rc = load(&r, &o);
-	if (!rc) {
+	int status = parse_options(argc, argv, &o);
+	if (status != EXIT_OK)
+		return status;
+	if (o.help) {
+		fputs(report_usage, stdout);
+		return EXIT_OK;
+	}
+	status = EXIT_FAIL;
+	if (load(&r, &o) == 0) {
 		if (r.format == FORMAT_JSON)
 			put_json_head(&r, &o);
-		rc = o.view->run(&r);
+		if (o.view->run(&r) == 0)
+			status = EXIT_OK;
 		if (r.format == FORMAT_JSON)
 			fputs("}\n", stdout);
-		fflush(stdout);
 	}
+	fflush(stdout);
 	free(r.incl);
 	free(r.excl);
 	dbr_choice_free(&r.ch);
 	dbr_close(r.db);
-	return rc;
+	return status;
 }

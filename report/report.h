@@ -73,6 +73,8 @@ struct report {
 	int npredict;
 };
 
+/* The views: each prints R's database as its view shows it.  Returns 0,
+ * or -1 after a message (cmd_report makes that EXIT_FAIL). */
 int report_topdown(const struct report *r);
 int report_callers(const struct report *r);
 int report_flat(const struct report *r);
@@ -131,7 +133,7 @@ const char *ctx_name(const struct dbr_ctx *c);
 
 /* ---- flat.c: the procedure list, hottest exclusive first ---- */
 
-/* Every procedure with the metric shown; EXIT_FAIL after a message. */
+/* Every procedure with the metric shown: 0, or -1 after a message. */
 int report_procedures(const struct report *r, struct dbr_procedure **p, size_t *count);
 /* The columns every procedure row starts with. */
 #define PROCEDURE_COLUMNS                                                     \

@@ -585,7 +585,7 @@ static void scaling_free(struct scaling *s)
 int report_scaling(const struct report *r)
 {
 	struct scaling s = { .r = r };
-	int rc = EXIT_OK;
+	int rc = 0;
 	s.seconds = strcmp(r->ch.unit, "seconds") == 0;
 	if (dbr_experiments(r->db, &s.x, &s.nx) < 0)
 		return msg_error("%s", dbr_error(r->db));
@@ -596,16 +596,16 @@ int report_scaling(const struct report *r)
 				 "directories", dbr_file(r->db));
 	}
 	uint8_t *runtime = dbr_runtime_code(r->db);
-	if (!runtime || choose_metrics(&s) != EXIT_OK) {
+	if (!runtime || choose_metrics(&s) < 0) {
 		free(runtime);
 		scaling_free(&s);
-		return runtime ? EXIT_FAIL : msg_error("%s", dbr_error(r->db));
+		return runtime ? -1 : msg_error("%s", dbr_error(r->db));
 	}
 	make_units(&s, runtime);
 	free(runtime);
-	if (gather(&s) != EXIT_OK) {
+	if (gather(&s) < 0) {
 		scaling_free(&s);
-		return EXIT_FAIL;
+		return -1;
 	}
 	struct ranked *rk;
 	size_t n = rank_units(&s, &rk);

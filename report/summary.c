@@ -241,8 +241,9 @@ int report_summary(const struct report *r)
 		       amount(r->ch.unit, r->ch.base), r->ch.unit);
 		printf("%-12s %-40s %12s %7s\n", "category", "part", r->ch.unit, "%");
 	}
-	if (put_totals(r, &w) || put_threads(r, &w) || put_quality(r, &w) || put_ends(r, &w))
-		return EXIT_FAIL;
+	if (put_totals(r, &w) < 0 || put_threads(r, &w) < 0 || put_quality(r, &w) < 0 ||
+	    put_ends(r, &w) < 0)
+		return -1;
 	if (r->machine)
 		rows_end(&w);
 	return 0;

@@ -149,7 +149,7 @@ int report_tasks(const struct report *r)
 	struct dbr_task_type *t;
 	if (dbr_experiments(r->db, &x, &nx) < 0 || dbr_task_types(r->db, &t, &n) < 0)
 		return msg_error("%s", dbr_error(r->db));
-	int rc = EXIT_OK;
+	int rc = 0;
 	if (n == 0 && r->machine)
 		put_rows(r, x, nx, t, n);
 	else if (n == 0) {

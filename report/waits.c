@@ -147,8 +147,8 @@ int report_waits(const struct report *r)
 	}
 	char causes[8][16];
 	int ncauses = 0;
-	if (put_sites(r, causes, &ncauses))
-		return EXIT_FAIL;
+	if (put_sites(r, causes, &ncauses) < 0)
+		return -1;
 	if (r->machine || !ncauses)
 		return 0;
 	return put_blamed(r, causes, ncauses);

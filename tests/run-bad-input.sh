@@ -38,6 +38,16 @@ check "usage errors: no directory was made" [ ! -e x5 ]
 check "unknown option: usage error" [ $? = 2 ]
 "$CULPRIT" frobnicate > out.txt 2> err.txt
 check "unknown command: usage error" [ $? = 2 ]
+# --help alike in every command: the usage on stdout, status 0, nothing
+# more, whatever else the command line holds.
+for c in run dump scale prof report view export diff; do
+	for h in --help -h; do
+		"$CULPRIT" "$c" "$h" no-such.db > out.txt 2> err.txt
+		status=$?
+		check "$c $h: the usage on stdout, status 0, nothing on stderr" \
+			sh -c "[ $status = 0 ] && head -n 1 out.txt | grep -q '^usage: culprit $c ' && [ ! -s err.txt ]"
+	done
+done
 
 # Damaged measurement files.
 profile good "$P" 20 > /dev/null

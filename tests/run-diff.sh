@@ -107,5 +107,22 @@ check "diff: a metric the database lacks: one line, status 1" \
 "$CULPRIT" diff a.db missing.db > e3.out 2> e3.err
 check "diff: a missing database: one line, status 1" \
 	sh -c "[ $? = 1 ] && [ \$(wc -l < e3.err) = 1 ] && [ ! -s e3.out ]"
+head -c 8192 /dev/urandom > garbage.db
+"$CULPRIT" diff garbage.db b.db > e4.out 2> e4.err
+check "diff: a file that is no database: one line, status 1" \
+	sh -c "[ $? = 1 ] && [ \$(wc -l < e4.err) = 1 ] && [ ! -s e4.out ]"
+# A database that opens but cannot be read: the read of an experiment
+# failed, said so, and the diff went on with zeros, status 0.
+label=$(sql a.db 'SELECT label FROM experiments LIMIT 1')
+cp a.db damaged.db
+sql damaged.db 'DROP VIEW experiment_metrics; DROP TABLE experiments'
+for args in "damaged.db:$label b.db" "a.db damaged.db:$label"; do
+	# shellcheck disable=SC2086
+	"$CULPRIT" diff $args > e5.out 2> e5.err
+	status=$?
+	note "diff $args: $(cat e5.err)"
+	check "diff $args, an experiment that cannot be read: one line, status 1" \
+		sh -c "[ $status = 1 ] && [ \$(wc -l < e5.err) = 1 ] && [ ! -s e5.out ]"
+done
 
 done_testing

@@ -31,7 +31,7 @@ int msg_error(const char *fmt, ...)
 	va_start(ap, fmt);
 	say("culprit: ", fmt, ap);
 	va_end(ap);
-	return EXIT_FAIL;
+	return -1;
 }
 
 void msg_warn(const char *fmt, ...)

@@ -16,12 +16,18 @@
 /* ---- messages and exit statuses (msg.c) ---------------------------------- */
 
 /* Exit statuses of culprit's own commands (`culprit run` exits with the
- * program's status instead). */
+ * program's status instead).
+ *
+ * One failure convention: a function that fails says why (msg_error,
+ * once) and returns -1 (or NULL); its callers pass the -1 on, silently.
+ * Only a command's cmd_NAME turns it into an exit status, EXIT_FAIL.
+ * Parsing a command line returns EXIT_OK or EXIT_USAGE (msg_usage), and
+ * --help sets a flag that cmd_NAME answers. */
 enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2 };
 
-/* "culprit: MESSAGE" on standard error; returns EXIT_FAIL, so that a
- * command can `return msg_error(...)`.  One line that names the problem
- * and, where there is one, the fix. */
+/* "culprit: MESSAGE" on standard error; returns -1, so that a function
+ * can `return msg_error(...)` (a command returns EXIT_FAIL after it).
+ * One line that names the problem and, where there is one, the fix. */
 int msg_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* "culprit: warning: MESSAGE": something is missing or odd, the command
  * goes on. */

@@ -620,6 +620,7 @@ struct options {
 	enum vview view;
 	int timing;		/* say how long the first screen took */
 	const char *path;
+	int help;		/* -h: print the usage, do nothing else */
 };
 
 static int parse_view(const char *arg, enum vview *out)
@@ -636,7 +637,7 @@ static int parse_view(const char *arg, enum vview *out)
 	return 0;
 }
 
-/* Reads the command line into O; 0 to go on, -1 after --help, or
+/* Reads the command line into O: EXIT_OK (O->help: show the usage), or
  * EXIT_USAGE after a message. */
 static int parse_options(int argc, char **argv, struct options *o)
 {
@@ -656,7 +657,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		case 'e': o->event = optarg; break;
 		case 'v': rc = parse_view(optarg, &o->view); break;
 		case 'T': o->timing = 1; break;
-		case 'h': fputs(view_usage, stdout); return -1;
+		case 'h': o->help = 1; return EXIT_OK;
 		default: fputs(view_usage, stderr); return EXIT_USAGE;
 		}
 	}
@@ -666,7 +667,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 	return rc;
 }
 
-/* Opens the database on the event asked for; EXIT_FAIL after a message. */
+/* Opens the database on the event asked for; 0, or -1 after a message. */
 static int open_model(struct vmodel *m, const struct options *o)
 {
 	char err[600];
@@ -753,16 +754,17 @@ int cmd_view(int argc, char **argv)
 	struct vui u;
 	SCREEN *screen = NULL;
 	double t0 = now_seconds();
-	int rc = parse_options(argc, argv, &o);
-	if (rc)
-		return rc < 0 ? EXIT_OK : rc;
+	int status = parse_options(argc, argv, &o);
+	if (status != EXIT_OK)
+		return status;
+	if (o.help) {
+		fputs(view_usage, stdout);
+		return EXIT_OK;
+	}
 	setlocale(LC_ALL, "");
-	rc = open_model(&m, &o);
-	if (!rc && !(screen = start_screen()))
-		rc = EXIT_FAIL;
-	if (rc) {
+	if (open_model(&m, &o) < 0 || !(screen = start_screen())) {
 		model_close(&m);
-		return rc;
+		return EXIT_FAIL;
 	}
 	start_ui(&u, &m, o.view);
 	double opened = now_seconds() - t0;
