@@ -33,6 +33,17 @@ static void read_row(sqlite3_stmt *s, struct dbr_diagnosis *d)
 	d->runtime = dbr_text(s, 11);
 }
 
+static void read_one(sqlite3_stmt *s, void *row, void *arg)
+{
+	(void)arg;
+	read_row(s, row);
+}
+
+static void free_rows(void *rows, size_t count)
+{
+	dbr_diagnoses_free(rows, count);
+}
+
 int dbr_diagnoses(struct dbr *r, const char *event, struct dbr_diagnosis **out, size_t *count)
 {
 	*out = NULL;
@@ -41,14 +52,7 @@ int dbr_diagnoses(struct dbr *r, const char *event, struct dbr_diagnosis **out, 
 	if (!s)
 		return -1;
 	sqlite3_bind_text(s, 1, event, -1, SQLITE_STATIC);
-	size_t cap = 0;
-	int rc;
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		grow_array(out, &cap, *count + 1, sizeof **out);
-		read_row(s, &(*out)[(*count)++]);
-	}
-	sqlite3_finalize(s);
-	return rc == SQLITE_DONE ? 0 : dbr_fail_sql(r);
+	return dbr_collect(r, s, sizeof **out, out, count, read_one, NULL, free_rows);
 }
 
 int dbr_diagnosis_of(struct dbr *r, const char *event, int64_t id, struct dbr_diagnosis *out)

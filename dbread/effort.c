@@ -7,24 +7,27 @@
 #include <stdlib.h>
 #include <string.h>
 
+static void read_quality(sqlite3_stmt *s, void *row, void *arg)
+{
+	(void)arg;
+	*(struct dbr_quality *)row = (struct dbr_quality){
+		dbr_text(s, 0), sqlite3_column_double(s, 1), dbr_text(s, 2),
+		sqlite3_column_double(s, 3), dbr_text(s, 4) };
+}
+
+static void free_quality(void *rows, size_t count)
+{
+	dbr_quality_free(rows, count);
+}
+
 int dbr_quality(struct dbr *r, struct dbr_quality **out, size_t *count)
 {
 	*out = NULL;
 	*count = 0;
 	sqlite3_stmt *s = dbr_prepare(r, "SELECT item, value, unit, percent, advice FROM "
 				      TBL_MEASUREMENT_QUALITY " ORDER BY item");
-	if (!s)
-		return -1;
-	size_t cap = 0;
-	int step;
-	while ((step = sqlite3_step(s)) == SQLITE_ROW) {
-		grow_array(out, &cap, *count + 1, sizeof **out);
-		(*out)[(*count)++] = (struct dbr_quality){
-			dbr_text(s, 0), sqlite3_column_double(s, 1), dbr_text(s, 2),
-			sqlite3_column_double(s, 3), dbr_text(s, 4) };
-	}
-	sqlite3_finalize(s);
-	return step == SQLITE_DONE ? 0 : dbr_fail_sql(r);
+	return s ? dbr_collect(r, s, sizeof **out, out, count, read_quality, NULL, free_quality)
+		 : -1;
 }
 
 void dbr_quality_free(struct dbr_quality *q, size_t count)
@@ -70,6 +73,19 @@ static int by_summary_order(const void *a, const void *b)
 	return strcmp(x->metric ? x->metric : "", y->metric ? y->metric : "");
 }
 
+static void read_part(sqlite3_stmt *s, void *row, void *arg)
+{
+	(void)arg;
+	*(struct dbr_effort_part *)row = (struct dbr_effort_part){
+		dbr_text(s, 0), dbr_text(s, 1), sqlite3_column_double(s, 2),
+		sqlite3_column_double(s, 3) };
+}
+
+static void free_parts(void *rows, size_t count)
+{
+	dbr_effort_summary_free(rows, count);
+}
+
 int dbr_effort_summary(struct dbr *r, const char *event, struct dbr_effort_part **out,
 		       size_t *count)
 {
@@ -80,21 +96,8 @@ int dbr_effort_summary(struct dbr *r, const char *event, struct dbr_effort_part 
 	if (!s)
 		return -1;
 	sqlite3_bind_text(s, 1, event, -1, SQLITE_STATIC);
-	size_t cap = 0;
-	int step;
-	while ((step = sqlite3_step(s)) == SQLITE_ROW) {
-		grow_array(out, &cap, *count + 1, sizeof **out);
-		(*out)[(*count)++] = (struct dbr_effort_part){
-			dbr_text(s, 0), dbr_text(s, 1), sqlite3_column_double(s, 2),
-			sqlite3_column_double(s, 3) };
-	}
-	sqlite3_finalize(s);
-	if (step != SQLITE_DONE) {
-		dbr_effort_summary_free(*out, *count);
-		*out = NULL;
-		*count = 0;
-		return dbr_fail_sql(r);
-	}
+	if (dbr_collect(r, s, sizeof **out, out, count, read_part, NULL, free_parts) < 0)
+		return -1;
 	if (*count)
 		qsort(*out, *count, sizeof **out, by_summary_order);
 	return 0;
@@ -119,6 +122,25 @@ int dbr_threads_waited(struct dbr *r, const char *event)
 	int step = sqlite3_step(s);
 	sqlite3_finalize(s);
 	return step == SQLITE_ROW ? 1 : step == SQLITE_DONE ? 0 : dbr_fail_sql(r);
+}
+
+/* A thread's row, with N shares (ARG). */
+static void read_share(sqlite3_stmt *s, void *row, void *arg)
+{
+	size_t n = *(const size_t *)arg;
+	struct dbr_thread_share *t = row;
+	t->id = sqlite3_column_int64(s, 0);
+	t->tid = sqlite3_column_int64(s, 1);
+	t->name = dbr_text(s, 2);
+	t->effort = sqlite3_column_double(s, 3);
+	t->percent = xcalloc(n + 1, sizeof *t->percent);
+	for (size_t k = 0; k < n; k++)
+		t->percent[k] = sqlite3_column_double(s, 4 + (int)k);
+}
+
+static void free_shares(void *rows, size_t count)
+{
+	dbr_thread_shares_free(rows, count);
 }
 
 int dbr_thread_shares(struct dbr *r, const char *event, const char *const *patterns, size_t n,
@@ -147,26 +169,7 @@ int dbr_thread_shares(struct dbr *r, const char *event, const char *const *patte
 	sqlite3_bind_text(s, 1, event, -1, SQLITE_STATIC);
 	for (size_t k = 0; k < n; k++)
 		sqlite3_bind_text(s, (int)k + 2, patterns[k], -1, SQLITE_STATIC);
-	size_t cap = 0;
-	int step;
-	while ((step = sqlite3_step(s)) == SQLITE_ROW) {
-		grow_array(out, &cap, *count + 1, sizeof **out);
-		struct dbr_thread_share *t = &(*out)[(*count)++];
-		t->id = sqlite3_column_int64(s, 0);
-		t->tid = sqlite3_column_int64(s, 1);
-		t->name = dbr_text(s, 2);
-		t->effort = sqlite3_column_double(s, 3);
-		t->percent = xcalloc(n + 1, sizeof *t->percent);
-		for (size_t k = 0; k < n; k++)
-			t->percent[k] = sqlite3_column_double(s, 4 + (int)k);
-	}
-	sqlite3_finalize(s);
-	if (step == SQLITE_DONE)
-		return 0;
-	dbr_thread_shares_free(*out, *count);
-	*out = NULL;
-	*count = 0;
-	return dbr_fail_sql(r);
+	return dbr_collect(r, s, sizeof **out, out, count, read_share, &n, free_shares);
 }
 
 void dbr_thread_shares_free(struct dbr_thread_share *t, size_t count)

@@ -37,6 +37,12 @@ sqlite3_stmt *dbr_prepare_metrics(struct dbr *r, const char *sql_format,
 
 /* A statement, or NULL after setting the error.  The caller finalizes. */
 sqlite3_stmt *dbr_prepare(struct dbr *r, const char *sql);
+/* Steps S to its end and finalizes it: each row READ (with ARG) into a
+ * new element of *OUT, SIZE bytes, zeroed first; *COUNT of them.  0, or
+ * -1 after setting the error, *OUT then freed with FREE_ROWS and empty. */
+int dbr_collect(struct dbr *r, sqlite3_stmt *s, size_t size, void *out, size_t *count,
+		void (*read)(sqlite3_stmt *s, void *row, void *arg), void *arg,
+		void (*free_rows)(void *rows, size_t count));
 /* A column as a new string, or NULL. */
 char *dbr_text(sqlite3_stmt *s, int i);
 

@@ -69,6 +69,31 @@ sqlite3_stmt *dbr_prepare(struct dbr *r, const char *sql)
 	return s;
 }
 
+int dbr_collect(struct dbr *r, sqlite3_stmt *s, size_t size, void *out, size_t *count,
+		void (*read)(sqlite3_stmt *s, void *row, void *arg), void *arg,
+		void (*free_rows)(void *rows, size_t count))
+{
+	char **rows = out;
+	size_t cap = 0;
+	int step;
+	*rows = NULL;
+	*count = 0;
+	while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+		grow_array(rows, &cap, *count + 1, size);
+		void *row = *rows + *count * size;
+		memset(row, 0, size);
+		read(s, row, arg);
+		(*count)++;
+	}
+	sqlite3_finalize(s);
+	if (step == SQLITE_DONE)
+		return 0;
+	free_rows(*rows, *count);
+	*rows = NULL;
+	*count = 0;
+	return dbr_fail_sql(r);
+}
+
 char *dbr_text(sqlite3_stmt *s, int i)
 {
 	const unsigned char *t = sqlite3_column_text(s, i);

@@ -52,6 +52,26 @@ static int read_histograms(struct dbr *r, struct dbr_task_type *t, size_t n)
 	return step == SQLITE_DONE ? 0 : dbr_fail_sql(r);
 }
 
+static void read_type(sqlite3_stmt *s, void *row, void *arg)
+{
+	struct dbr_task_type *y = row;
+	(void)arg;
+	y->experiment = sqlite3_column_int64(s, 0);
+	y->procedure = dbr_text(s, 1);
+	y->file = dbr_text(s, 2);
+	y->line = sqlite3_column_int(s, 3);
+	y->module = dbr_text(s, 4);
+	y->site = sqlite3_column_int64(s, 5);
+	y->tasks = sqlite3_column_double(s, 6);
+	y->size = sqlite3_column_double(s, 7);
+	y->wait = sqlite3_column_double(s, 8);
+}
+
+static void free_types(void *rows, size_t count)
+{
+	dbr_task_types_free(rows, count);
+}
+
 int dbr_task_types(struct dbr *r, struct dbr_task_type **out, size_t *count)
 {
 	*out = NULL;
@@ -59,33 +79,13 @@ int dbr_task_types(struct dbr *r, struct dbr_task_type **out, size_t *count)
 	sqlite3_stmt *s = dbr_prepare(r, "SELECT experiment_id, procedure, file, line, module, "
 				      "site, tasks, size, wait FROM " VIEW_TASK_TYPES
 				      " ORDER BY experiment_id, size DESC");
-	if (!s)
+	if (!s || dbr_collect(r, s, sizeof **out, out, count, read_type, NULL, free_types) < 0)
 		return -1;
-	size_t n = 0, cap = 0;
-	struct dbr_task_type *t = NULL;
-	int step;
-	while ((step = sqlite3_step(s)) == SQLITE_ROW) {
-		grow_array(&t, &cap, n + 1, sizeof *t);
-		struct dbr_task_type *y = &t[n++];
-		memset(y, 0, sizeof *y);
-		y->experiment = sqlite3_column_int64(s, 0);
-		y->procedure = dbr_text(s, 1);
-		y->file = dbr_text(s, 2);
-		y->line = sqlite3_column_int(s, 3);
-		y->module = dbr_text(s, 4);
-		y->site = sqlite3_column_int64(s, 5);
-		y->tasks = sqlite3_column_double(s, 6);
-		y->size = sqlite3_column_double(s, 7);
-		y->wait = sqlite3_column_double(s, 8);
-	}
-	sqlite3_finalize(s);
-	if (step != SQLITE_DONE || read_histograms(r, t, n) < 0) {
-		if (step != SQLITE_DONE)
-			dbr_fail_sql(r);
-		dbr_task_types_free(t, n);
+	if (read_histograms(r, *out, *count) < 0) {
+		dbr_task_types_free(*out, *count);
+		*out = NULL;
+		*count = 0;
 		return -1;
 	}
-	*out = t;
-	*count = n;
 	return 0;
 }

@@ -7,6 +7,29 @@
 #include <stdlib.h>
 #include <string.h>
 
+static void read_site(sqlite3_stmt *s, void *row, void *arg)
+{
+	struct dbr_wait_site *w = row;
+	(void)arg;
+	w->kind = dbr_text(s, 0);
+	w->cause = dbr_text(s, 1);
+	w->procedure = dbr_text(s, 2);
+	w->file = dbr_text(s, 3);
+	w->line = sqlite3_column_int(s, 4);
+	w->module = dbr_text(s, 5);
+	w->has_object = sqlite3_column_type(s, 6) != SQLITE_NULL;
+	w->object = sqlite3_column_int64(s, 6);
+	w->threads = sqlite3_column_int64(s, 7);
+	w->count = sqlite3_column_int64(s, 8);
+	w->seconds = sqlite3_column_double(s, 9);
+	w->max_seconds = sqlite3_column_double(s, 10);
+}
+
+static void free_sites(void *rows, size_t count)
+{
+	dbr_wait_sites_free(rows, count);
+}
+
 int dbr_wait_sites(struct dbr *r, struct dbr_wait_site **out, size_t *count)
 {
 	*out = NULL;
@@ -14,34 +37,7 @@ int dbr_wait_sites(struct dbr *r, struct dbr_wait_site **out, size_t *count)
 	sqlite3_stmt *s = dbr_prepare(r, "SELECT kind, cause, procedure, file, line, module, "
 				      "object, threads, count, seconds, max_seconds FROM "
 				      VIEW_WAIT_SITES " ORDER BY seconds DESC, procedure");
-	if (!s)
-		return -1;
-	size_t cap = 0;
-	int step;
-	while ((step = sqlite3_step(s)) == SQLITE_ROW) {
-		grow_array(out, &cap, *count + 1, sizeof **out);
-		struct dbr_wait_site *w = &(*out)[(*count)++];
-		memset(w, 0, sizeof *w);
-		w->kind = dbr_text(s, 0);
-		w->cause = dbr_text(s, 1);
-		w->procedure = dbr_text(s, 2);
-		w->file = dbr_text(s, 3);
-		w->line = sqlite3_column_int(s, 4);
-		w->module = dbr_text(s, 5);
-		w->has_object = sqlite3_column_type(s, 6) != SQLITE_NULL;
-		w->object = sqlite3_column_int64(s, 6);
-		w->threads = sqlite3_column_int64(s, 7);
-		w->count = sqlite3_column_int64(s, 8);
-		w->seconds = sqlite3_column_double(s, 9);
-		w->max_seconds = sqlite3_column_double(s, 10);
-	}
-	sqlite3_finalize(s);
-	if (step == SQLITE_DONE)
-		return 0;
-	dbr_wait_sites_free(*out, *count);
-	*out = NULL;
-	*count = 0;
-	return dbr_fail_sql(r);
+	return s ? dbr_collect(r, s, sizeof **out, out, count, read_site, NULL, free_sites) : -1;
 }
 
 void dbr_wait_sites_free(struct dbr_wait_site *w, size_t count)
@@ -54,6 +50,17 @@ void dbr_wait_sites_free(struct dbr_wait_site *w, size_t count)
 		free(w[i].module);
 	}
 	free(w);
+}
+
+/* A row of the totals by kind: kind, count, seconds, max_seconds. */
+static void read_total(sqlite3_stmt *s, void *row, void *arg)
+{
+	struct dbr_wait_site *w = row;
+	(void)arg;
+	w->kind = dbr_text(s, 0);
+	w->count = sqlite3_column_int64(s, 1);
+	w->seconds = sqlite3_column_double(s, 2);
+	w->max_seconds = sqlite3_column_double(s, 3);
 }
 
 int dbr_wait_totals(struct dbr *r, const char *procedure, const char *file, int line,
@@ -70,24 +77,20 @@ int dbr_wait_totals(struct dbr *r, const char *procedure, const char *file, int 
 	sqlite3_bind_text(s, 1, procedure, -1, SQLITE_STATIC);
 	sqlite3_bind_text(s, 2, file, -1, SQLITE_STATIC);
 	sqlite3_bind_int(s, 3, line);
-	size_t cap = 0;
-	int step;
-	while ((step = sqlite3_step(s)) == SQLITE_ROW) {
-		grow_array(out, &cap, *count + 1, sizeof **out);
-		struct dbr_wait_site *w = &(*out)[(*count)++];
-		memset(w, 0, sizeof *w);
-		w->kind = dbr_text(s, 0);
-		w->count = sqlite3_column_int64(s, 1);
-		w->seconds = sqlite3_column_double(s, 2);
-		w->max_seconds = sqlite3_column_double(s, 3);
-	}
-	sqlite3_finalize(s);
-	if (step == SQLITE_DONE)
-		return 0;
-	dbr_wait_sites_free(*out, *count);
-	*out = NULL;
-	*count = 0;
-	return dbr_fail_sql(r);
+	return dbr_collect(r, s, sizeof **out, out, count, read_total, NULL, free_sites);
+}
+
+static void read_top(sqlite3_stmt *s, void *row, void *arg)
+{
+	(void)arg;
+	*(struct dbr_top *)row = (struct dbr_top){ sqlite3_column_int64(s, 0),
+						   sqlite3_column_double(s, 1) };
+}
+
+static void free_top(void *rows, size_t count)
+{
+	(void)count;
+	free(rows);
 }
 
 int dbr_top_frames(struct dbr *r, const char *event, const char *metric, size_t limit,
@@ -106,18 +109,5 @@ int dbr_top_frames(struct dbr *r, const char *event, const char *metric, size_t 
 	sqlite3_bind_text(s, 1, event, -1, SQLITE_STATIC);
 	sqlite3_bind_text(s, 2, metric, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(s, 3, (sqlite3_int64)limit);
-	size_t cap = 0;
-	int step;
-	while ((step = sqlite3_step(s)) == SQLITE_ROW) {
-		grow_array(out, &cap, *count + 1, sizeof **out);
-		(*out)[(*count)++] = (struct dbr_top){ sqlite3_column_int64(s, 0),
-						       sqlite3_column_double(s, 1) };
-	}
-	sqlite3_finalize(s);
-	if (step == SQLITE_DONE)
-		return 0;
-	free(*out);
-	*out = NULL;
-	*count = 0;
-	return dbr_fail_sql(r);
+	return dbr_collect(r, s, sizeof **out, out, count, read_top, NULL, free_top);
 }
