@@ -416,45 +416,47 @@ static void spread_text(const struct vui *u, int metric, double mean, double min
 	snprintf(out, size, "mean %s  min %s  max %s  stddev %s", v[0], v[1], v[2], v[3]);
 }
 
-static void draw_detail(struct vui *u, const struct vrow *r)
+/* The selected row's path, wrapped between frames over up to three lines
+ * (the last shows its end), or its label; the line below it. */
+static int draw_path(struct vui *u, const struct vrow *r, int y, int end)
 {
-	int y = u->pane_y, end = u->pane_y + u->pane_h;
 	char buf[1024];
-	const struct vcolumn *c = ui_sort_column(u);
-	if (!r) {
-		put(y, 1, COLS - 2, "(nothing selected)", A_DIM);
-		return;
-	}
 	const char *path = cache.path;
-	if (path) {
-		/* The path, wrapped between frames over up to three lines; the
-		 * last shows the end of it. */
-		size_t len = strlen(path), at = 0, w = (size_t)(COLS > 8 ? COLS - 8 : 1);
-		put(y, 1, 6, "path", A_BOLD);
-		for (int k = 0; k < 3 && at < len && y < end; k++, y++) {
-			size_t take = len - at;
-			if (take > w && k == 2) {
-				put(y, 7, 4, "... ", 0);
-				put(y, 11, (int)w - 4, path + len - (w - 4), 0);
-				at = len;
-				continue;
-			}
-			if (take > w) {
-				take = w;
-				for (size_t b = w; b > w / 2; b--)
-					if (strncmp(path + at + b - 2, "> ", 2) == 0) {
-						take = b;
-						break;
-					}
-			}
-			snprintf(buf, sizeof buf, "%.*s", (int)take, path + at);
-			put(y, 7, (int)w, buf, 0);
-			at += take;
-		}
-	} else {
+	if (!path) {
 		row_label(u, r, buf, sizeof buf);
 		put(y++, 1, COLS - 2, buf, A_BOLD);
+		return y;
 	}
+	size_t len = strlen(path), at = 0, w = (size_t)(COLS > 8 ? COLS - 8 : 1);
+	put(y, 1, 6, "path", A_BOLD);
+	for (int k = 0; k < 3 && at < len && y < end; k++, y++) {
+		size_t take = len - at;
+		if (take > w && k == 2) {
+			put(y, 7, 4, "... ", 0);
+			put(y, 11, (int)w - 4, path + len - (w - 4), 0);
+			at = len;
+			continue;
+		}
+		if (take > w) {
+			take = w;
+			for (size_t b = w; b > w / 2; b--)
+				if (strncmp(path + at + b - 2, "> ", 2) == 0) {
+					take = b;
+					break;
+				}
+		}
+		snprintf(buf, sizeof buf, "%.*s", (int)take, path + at);
+		put(y, 7, (int)w, buf, 0);
+		at += take;
+	}
+	return y;
+}
+
+/* Where the row's code is, and its diagnosis over up to two lines broken
+ * at a space; the line below them. */
+static int draw_where_why(struct vui *u, const struct vrow *r, int y, int end)
+{
+	char buf[1024];
 	if (y < end) {
 		if (r->file)
 			snprintf(buf, sizeof buf, "%s:%d%s%s", r->file, r->line, r->module ? "  in " : "",
@@ -471,7 +473,6 @@ static void draw_detail(struct vui *u, const struct vrow *r)
 				"diagnoses are for calling contexts (view 1)";
 		attr_t a = cache.diag ? color(u, VC_HOT) | A_BOLD : A_DIM;
 		size_t w = (size_t)(COLS > 8 ? COLS - 8 : 1), len = strlen(d);
-		/* Up to two lines, broken at a space. */
 		size_t take = len;
 		if (len > w && y + 1 < end) {
 			take = w;
@@ -487,30 +488,25 @@ static void draw_detail(struct vui *u, const struct vrow *r)
 		snprintf(buf, sizeof buf, "in runtime calls: %s", cache.calls);
 		put(y++, 7, COLS - 8, buf, color(u, VC_HOT));
 	}
-	const char *folded = r->id ? model_folded(u->m, r->id) : NULL;
-	if (folded && y < end) {
-		put(y, 1, 6, "folds", A_BOLD);
-		put(y++, 7, COLS - 8, folded, color(u, VC_DIM));
-	}
-	if (cache.waits && y < end) {
-		put(y, 1, 6, "waits", A_BOLD);
-		put(y++, 7, COLS - 8, cache.waits, color(u, VC_WARM));
-	}
-	if (cache.tasks && y < end) {
-		put(y, 1, 6, "tasks", A_BOLD);
-		put(y++, 7, COLS - 8, cache.tasks, color(u, VC_DIM));
-	}
-	if (cache.ranks.ranks > 1 && cache.ranks.slowest >= 0 && y < end) {
-		const struct dbr_rank_stat *k = &cache.ranks;
-		char spread[160];
-		spread_text(u, c->metric, k->mean, k->min, k->max, k->stddev, spread, sizeof spread);
-		snprintf(buf, sizeof buf, "over %d MPI ranks: %s  slowest rank %d", k->ranks, spread,
-			 k->slowest);
-		put(y, 1, 6, "ranks", A_BOLD);
-		put(y++, 7, COLS - 8, buf, 0);
-	}
-	if (y >= end)
-		return;
+	return y;
+}
+
+/* A labelled line of TEXT in attribute A, if there is TEXT and room. */
+static int draw_fact(int y, int end, const char *label, const char *text, attr_t a)
+{
+	if (!text || y >= end)
+		return y;
+	put(y, 1, 6, label, A_BOLD);
+	put(y++, 7, COLS - 8, text, a);
+	return y;
+}
+
+/* The per-thread spread of the sorted column's metric, and a bar per
+ * thread, as many as fit in two columns. */
+static void draw_threads(struct vui *u, const struct vrow *r, int y, int end)
+{
+	const struct vcolumn *c = ui_sort_column(u);
+	char buf[1024];
 	if (!r->id || !cache.stats.have) {
 		put(y, 7, COLS - 8, r->id ? "no per-thread values" :
 		    "per-thread values are for calling contexts (view 1)", A_DIM);
@@ -523,7 +519,6 @@ static void draw_detail(struct vui *u, const struct vrow *r)
 		 c->exclusive ? "(exclusive)" : "(inclusive)", spread);
 	put(y, 1, 6, "threads", A_BOLD);
 	put(y++, 9, COLS - 10, buf, 0);
-	/* A bar per thread, as many as fit in two columns. */
 	double top = s->max > 0 ? s->max : 1;
 	int colw = COLS / 2, barw = colw - 34 > 4 ? colw - 34 : 4;
 	size_t shown = 0;
@@ -548,6 +543,31 @@ static void draw_detail(struct vui *u, const struct vrow *r)
 		snprintf(buf, sizeof buf, "(+%zu threads)", s->nthreads - shown);
 		put(end - 1, COLS - (int)strlen(buf) - 1, (int)strlen(buf), buf, A_DIM);
 	}
+}
+
+static void draw_detail(struct vui *u, const struct vrow *r)
+{
+	int y = u->pane_y, end = u->pane_y + u->pane_h;
+	if (!r) {
+		put(y, 1, COLS - 2, "(nothing selected)", A_DIM);
+		return;
+	}
+	y = draw_path(u, r, y, end);
+	y = draw_where_why(u, r, y, end);
+	y = draw_fact(y, end, "folds", r->id ? model_folded(u->m, r->id) : NULL, color(u, VC_DIM));
+	y = draw_fact(y, end, "waits", cache.waits, color(u, VC_WARM));
+	y = draw_fact(y, end, "tasks", cache.tasks, color(u, VC_DIM));
+	if (cache.ranks.ranks > 1 && cache.ranks.slowest >= 0) {
+		const struct dbr_rank_stat *k = &cache.ranks;
+		char spread[160], buf[256];
+		spread_text(u, ui_sort_column(u)->metric, k->mean, k->min, k->max, k->stddev, spread,
+			    sizeof spread);
+		snprintf(buf, sizeof buf, "over %d MPI ranks: %s  slowest rank %d", k->ranks, spread,
+			 k->slowest);
+		y = draw_fact(y, end, "ranks", buf, 0);
+	}
+	if (y < end)
+		draw_threads(u, r, y, end);
 }
 
 static double line_value(int line)
