@@ -27,10 +27,6 @@ static const char *const metric_long[VM_COUNT] = {
 	[VM_USEFUL] = "useful work", [VM_EFFORT] = "effort", [VM_SAMPLES] = "samples",
 };
 
-const char *const vview_name[VIEW_COUNT] = {
-	[VIEW_CCT] = "calling context", [VIEW_CALLERS] = "callers", [VIEW_FLAT] = "flat",
-};
-
 void draw_init_colors(struct vui *u)
 {
 	if (!u->color)
@@ -242,10 +238,7 @@ static void draw_rows(struct vui *u)
 		x += w;
 	}
 	experiments_draw_heads(u, 1, xp_x);
-	put(1, tree_x, COLS - tree_x,
-	    u->view == VIEW_CCT ? "calling context" : u->view == VIEW_CALLERS
-	    ? "procedure, and who called it (share of its value)" : "procedure, and its lines",
-	    A_BOLD);
+	put(1, tree_x, COLS - tree_x, vviews[u->view].heading, A_BOLD);
 
 	size_t sel = u->sel[u->view], top = u->top[u->view];
 	/* Each level indents by two columns, as far as half the tree's width.
@@ -753,7 +746,7 @@ void draw(struct vui *u)
 	char right[256], tabs[128] = "";
 	for (int v = 0; v < VIEW_COUNT; v++) {
 		size_t n = strlen(tabs);
-		snprintf(tabs + n, sizeof tabs - n, " %d %s ", v + 1, vview_name[v]);
+		snprintf(tabs + n, sizeof tabs - n, " %d %s ", v + 1, vviews[v].name);
 	}
 	char filter[96] = "";
 	double from, to;
@@ -786,7 +779,7 @@ void draw(struct vui *u)
 	x += (int)strlen(ev);
 	for (int v = 0; v < VIEW_COUNT; v++) {
 		char tab[48];
-		snprintf(tab, sizeof tab, " %d %s ", v + 1, vview_name[v]);
+		snprintf(tab, sizeof tab, " %d %s ", v + 1, vviews[v].name);
 		put(0, x, COLS - x, tab, ta | (v == (int)u->view ? A_BOLD | A_UNDERLINE : 0));
 		x += (int)strlen(tab);
 	}

@@ -340,13 +340,9 @@ static int load_lines(struct vmodel *m, struct vrow *p)
 	return 0;
 }
 
-int model_load_top(struct vmodel *m, enum vview view, struct vrow *root)
+/* The calling-context view: the program root itself, then its children. */
+static int load_cct_top(struct vmodel *m, struct vrow *root)
 {
-	root->loaded = 1;
-	root->expanded = 1;
-	if (view != VIEW_CCT)
-		return load_procedures(m, root);
-	/* The program root itself, then its children. */
 	struct dbr_child c;
 	int rc = dbr_context(m->db, 1, event_name(m), vmetric_name, VM_COUNT, &c);
 	struct vrow *r = row_new(root, VK_ROOT);
@@ -361,7 +357,38 @@ int model_load_top(struct vmodel *m, enum vview view, struct vrow *root)
 	row_in_range(m, r);
 	row_add_kid(root, r);
 	r->expanded = 1;
-	return model_load_children(m, view, r);
+	return model_load_children(m, VIEW_CCT, r);
+}
+
+static int load_cct_children(struct vmodel *m, struct vrow *r)
+{
+	return r->kind == VK_STATEMENT ? 0 : load_context_kids(m, r);
+}
+
+static int load_caller_children(struct vmodel *m, struct vrow *r)
+{
+	return r->leaf ? 0 : load_callers(m, r);
+}
+
+static int load_line_children(struct vmodel *m, struct vrow *r)
+{
+	return r->kind == VK_PROCEDURE ? load_lines(m, r) : 0;
+}
+
+const struct vview_ops vviews[VIEW_COUNT] = {
+	[VIEW_CCT] = { "calling context", "calling-context", "calling context", load_cct_top,
+		       load_cct_children },
+	[VIEW_CALLERS] = { "callers", "callers", "procedure, and who called it (share of its value)",
+			   load_procedures, load_caller_children },
+	[VIEW_FLAT] = { "flat", "flat", "procedure, and its lines", load_procedures,
+			load_line_children },
+};
+
+int model_load_top(struct vmodel *m, enum vview view, struct vrow *root)
+{
+	root->loaded = 1;
+	root->expanded = 1;
+	return vviews[view].load_top(m, root);
 }
 
 int model_load_children(struct vmodel *m, enum vview view, struct vrow *r)
@@ -369,13 +396,7 @@ int model_load_children(struct vmodel *m, enum vview view, struct vrow *r)
 	if (r->loaded)
 		return 0;
 	r->loaded = 1;
-	int rc;
-	if (view == VIEW_CCT)
-		rc = r->kind == VK_STATEMENT ? 0 : load_context_kids(m, r);
-	else if (view == VIEW_CALLERS)
-		rc = r->leaf ? 0 : load_callers(m, r);
-	else
-		rc = r->kind == VK_PROCEDURE ? load_lines(m, r) : 0;
+	int rc = vviews[view].load_children(m, r);
 	if (r->nkids == 0)
 		r->leaf = 1;
 	return rc;

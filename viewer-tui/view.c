@@ -413,7 +413,7 @@ static void switch_view(struct vui *u, enum vview v)
 	u->view = v;
 	ensure_view(u);
 	relist(u);
-	status(u, "%s view", vview_name[v]);
+	status(u, "%s view", vviews[v].name);
 }
 
 static void mouse(struct vui *u)
@@ -625,16 +625,14 @@ struct options {
 
 static int parse_view(const char *arg, enum vview *out)
 {
-	if (strcmp(arg, "calling-context") == 0 || strcmp(arg, "top-down") == 0)
-		*out = VIEW_CCT;
-	else if (strcmp(arg, "callers") == 0)
-		*out = VIEW_CALLERS;
-	else if (strcmp(arg, "flat") == 0)
-		*out = VIEW_FLAT;
-	else
-		return msg_usage("view", "unknown view '%s'; use calling-context, callers or flat",
-				 arg);
-	return 0;
+	if (strcmp(arg, "top-down") == 0)	/* report's name for it */
+		arg = vviews[VIEW_CCT].option;
+	for (int v = 0; v < VIEW_COUNT; v++)
+		if (strcmp(arg, vviews[v].option) == 0) {
+			*out = (enum vview)v;
+			return 0;
+		}
+	return msg_usage("view", "unknown view '%s'; use calling-context, callers or flat", arg);
 }
 
 /* Reads the command line into O: EXIT_OK (O->help: show the usage), or

@@ -29,7 +29,17 @@ struct vcolumn {
 #define VCOL_COUNT (2 * VM_COUNT)
 
 enum vview { VIEW_CCT, VIEW_CALLERS, VIEW_FLAT, VIEW_COUNT };
-extern const char *const vview_name[VIEW_COUNT];
+struct vmodel;
+struct vrow;
+/* A view: its tab's name, its name on the command line (--view), the
+ * tree column's heading, and how its rows are read (model.c): the top
+ * level under ROOT, and a row's children. */
+struct vview_ops {
+	const char *name, *option, *heading;
+	int (*load_top)(struct vmodel *m, struct vrow *root);
+	int (*load_children)(struct vmodel *m, struct vrow *r);
+};
+extern const struct vview_ops vviews[VIEW_COUNT];
 
 /* What a row stands for. */
 enum vkind {
