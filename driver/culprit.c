@@ -3,9 +3,10 @@
  *   culprit run     collect measurements (run.c, with the collector)
  *   culprit scale   one run per thread count (scale.c)
  *   culprit prof    measurements to a database (postmortem/prof.c)
- *   culprit report  a database as text or CSV (postmortem/report.c)
+ *   culprit report  a database as text or CSV (report/report.c)
  *   culprit view    browse a database in the terminal (viewer-tui/)
  *   culprit export  a database in other tools' formats (export/)
+ *   culprit diff    two databases, context by context (report/diff.c)
  *   culprit dump    print a measurement file (dump.c)
  *
  * Exit status 0 on success, 1 on failure, 2 on a usage error; `culprit
@@ -28,8 +29,8 @@ static const char usage[] =
 	"  prof    measurements to an SQLite database        culprit prof DIR\n"
 	"  report  print a database's profile                culprit report app.db\n"
 	"  view    browse a database in the terminal         culprit view app.db\n"
-	"  export  the trace for Perfetto and chrome://tracing\n"
-	"                                   culprit export --format=perfetto -o app.json app.db\n"
+	"  export  other tools' formats: folded stacks,      culprit export --format=folded app.db\n"
+	"          speedscope, pprof, the trace for Perfetto\n"
 	"  diff    compare two databases, frame by frame     culprit diff before.db after.db\n"
 	"  dump    print one measurement file                culprit dump DIR/FILE\n"
 	"\n"

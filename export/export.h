@@ -8,8 +8,8 @@
  *                stack-sample formats are made of
  *   folded.c     folded stacks (flamegraph.pl, inferno, speedscope)
  *   speedscope.c speedscope's JSON, a profile per metric
- *   pprof.c      pprof's profile.proto, gzipped (when built with
- *                protobuf-c and zlib)
+ *   pprof.c      pprof's profile.proto, gzipped (protobuf-c and zlib,
+ *                which configure requires)
  * JSON strings come from tools-lib (json_string). */
 #ifndef CULPRIT_EXPORT_H
 #define CULPRIT_EXPORT_H

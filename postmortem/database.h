@@ -3,7 +3,7 @@
  *
  * The schema is the product's stable interface (doc/schema.md describes
  * it with example queries); its version is PRAGMA user_version, its names
- * are in dbread/schema.h, and dbread/ reads it. */
+ * are in common/schema.h, and dbread/ reads it. */
 #ifndef CULPRIT_DATABASE_H
 #define CULPRIT_DATABASE_H
 

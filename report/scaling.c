@@ -106,8 +106,9 @@ static size_t unit_hash(uint32_t above, const struct dbr_ctx *c, size_t cap)
 	return (size_t)(h ^ h >> 31) & (cap - 1);
 }
 
-/* The unit under ABOVE for frame C, or UINT32_MAX; with ADD, C's context
- * I becomes it when there is none. */
+/* The unit under ABOVE of context I's procedure and module, or
+ * UINT32_MAX when there is none: then the slot it would have is taken for
+ * the unit the caller makes of I next (number s->nunits). */
 static uint32_t unit_find(struct scaling *s, struct unit_index *x, const uint32_t *up,
 			  uint32_t above, uint32_t i)
 {

@@ -1,7 +1,8 @@
 /* draw.c - the screen: a title line, the column headings, the rows, an
- * optional pane (details or source) and a status line, redrawn whole on
- * every change.  Every string goes to the screen through put(): a name or
- * source line from the measured program can hold no control sequence. */
+ * optional pane (details, source, or the timeline, which timeline_draw.c
+ * fills) and a status line, redrawn whole on every change.  Every string
+ * goes to the screen through put(): a name or source line from the
+ * measured program can hold no control sequence. */
 #define _GNU_SOURCE
 #include "tools.h"
 #include "view.h"
