@@ -1,6 +1,7 @@
 /* tree.c - the calling-context tree in memory, and the one definition of
  * a frame's caller that every reader uses. */
 #include "hash.h"
+#include "hindex.h"
 #include "internal.h"
 #include "tools.h"
 
@@ -447,57 +448,34 @@ const char *dbr_kind_name(char kind)
 
 /* How many frames of each procedure are on the walk's path, by the
  * procedure's identity (name, module, file: interned, so compared as
- * pointers).  Entries stay once made: open addressing, grown at half. */
+ * pointers).  Entries stay once made. */
 struct active {
 	const char *procedure, *module, *file;
 	uint32_t count;
-	uint8_t used;
 };
 
 struct active_table {
 	struct active *a;
-	size_t mask, n;
+	size_t n, cap;
+	struct hindex index;	/* identity -> entry */
 };
-
-static size_t active_hash(const struct dbr_ctx *c)
-{
-	return hash_mix((uint64_t)(uintptr_t)c->procedure ^ (uint64_t)(uintptr_t)c->module << 7 ^
-			(uint64_t)(uintptr_t)c->file << 13);
-}
-
-static struct active *active_find(struct active *a, size_t mask, const struct dbr_ctx *c)
-{
-	size_t i = active_hash(c) & mask;
-	while (a[i].used && !(a[i].procedure == c->procedure && a[i].module == c->module &&
-			      a[i].file == c->file))
-		i = (i + 1) & mask;
-	return &a[i];
-}
 
 /* C's procedure's entry, made if new. */
 static struct active *active_entry(struct active_table *t, const struct dbr_ctx *c)
 {
-	struct active *e = active_find(t->a, t->mask, c);
-	if (e->used)
-		return e;
-	if (2 * (t->n + 1) > t->mask) {
-		size_t mask = 2 * t->mask + 1;
-		struct active *a = xcalloc(mask + 1, sizeof *a);
-		for (size_t i = 0; i <= t->mask; i++)
-			if (t->a[i].used) {
-				struct dbr_ctx key = { .procedure = t->a[i].procedure,
-						       .module = t->a[i].module,
-						       .file = t->a[i].file };
-				*active_find(a, mask, &key) = t->a[i];
-			}
-		free(t->a);
-		t->a = a;
-		t->mask = mask;
-		e = active_find(t->a, t->mask, c);
+	uint64_t h = hash_mix((uint64_t)(uintptr_t)c->procedure ^ (uint64_t)(uintptr_t)c->module << 7 ^
+			      (uint64_t)(uintptr_t)c->file << 13);
+	struct hindex_pos pos;
+	for (uint32_t i = hindex_find(&t->index, h, &pos); i != HINDEX_NONE;
+	     i = hindex_next(&t->index, &pos)) {
+		struct active *e = &t->a[i];
+		if (e->procedure == c->procedure && e->module == c->module && e->file == c->file)
+			return e;
 	}
-	*e = (struct active){ c->procedure, c->module, c->file, 0, 1 };
-	t->n++;
-	return e;
+	grow_array(&t->a, &t->cap, t->n + 1, sizeof *t->a);
+	t->a[t->n] = (struct active){ c->procedure, c->module, c->file, 0 };
+	hindex_add(&t->index, &pos, (uint32_t)t->n);
+	return &t->a[t->n++];
 }
 
 const uint8_t *dbr_recursive(struct dbr *r)
@@ -506,7 +484,7 @@ const uint8_t *dbr_recursive(struct dbr *r)
 	if (!t || t->recursive)
 		return t ? t->recursive : NULL;
 	t->recursive = xcalloc(t->n + 1, 1);
-	struct active_table at = { xcalloc(64, sizeof(struct active)), 63, 0 };
+	struct active_table at = { 0 };
 	/* Depth first without recursion (a tree may be a million deep): a
 	 * context's index to enter it, its complement to leave it after its
 	 * children. */
@@ -541,5 +519,6 @@ const uint8_t *dbr_recursive(struct dbr *r)
 	}
 	free(stack);
 	free(at.a);
+	hindex_free(&at.index);
 	return t->recursive;
 }
