@@ -76,7 +76,9 @@ static struct proc *proc_of(struct procs *ps, const struct dbr_ctx *c)
 static void sum_frames(const struct vmodel *m, const struct dbr_tree *t, struct procs *ps)
 {
 	uint32_t *stack = xmalloc((t->n + 1) * sizeof *stack);
-	struct proc **of = xcalloc(t->n + 1, sizeof *of);
+	/* By context: its procedure's index + 1 (not a pointer: the array
+	 * moves as it grows). */
+	uint32_t *of = xcalloc(t->n + 1, sizeof *of);
 	size_t sp = 0;
 	for (size_t root = 0; root < t->n; root++) {
 		if (t->c[root].parent != UINT32_MAX)
@@ -86,15 +88,16 @@ static void sum_frames(const struct vmodel *m, const struct dbr_tree *t, struct 
 			uint32_t top = stack[sp - 1];
 			if (top & 0x80000000u) {	/* leaving */
 				sp--;
-				struct proc *p = of[top & 0x7fffffffu];
-				if (p)
-					p->active--;
+				uint32_t q = of[top & 0x7fffffffu];
+				if (q)
+					ps->p[q - 1].active--;
 				continue;
 			}
 			stack[sp - 1] = top | 0x80000000u;
 			const struct dbr_ctx *c = &t->c[top];
 			if (dbr_is_frame(c->kind)) {
-				struct proc *p = of[top] = proc_of(ps, c);
+				struct proc *p = proc_of(ps, c);
+				of[top] = (uint32_t)(p - ps->p) + 1;
 				const double *in = m->range_incl + (size_t)top * VM_COUNT;
 				const double *ex = m->range_excl + (size_t)top * VM_COUNT;
 				for (int k = 0; k < VM_COUNT; k++) {
