@@ -36,7 +36,7 @@ struct scaling {
 	char **metric;		/* the event's metrics but samples and measurement */
 	size_t nm;
 	int k_effort, k_useful, k_idle, k_ovh, k_meas;
-	uint32_t *slot;		/* by context: its unit */
+	uint32_t *unit_of;	/* by context: its unit */
 	uint32_t *unit;		/* by unit: its context (the program frame) */
 	size_t nunits;
 	double *own;		/* [(e * nm + k) * nunits + u]: exclusive sums */
@@ -134,7 +134,7 @@ static int unit_frame(const struct dbr_ctx *c)
 static void make_units(struct scaling *s, const uint8_t *runtime)
 {
 	const struct dbr_tree *t = s->r->tree;
-	s->slot = xcalloc(t->n + 1, sizeof *s->slot);
+	s->unit_of = xcalloc(t->n + 1, sizeof *s->unit_of);
 	s->unit = xcalloc(t->n + 1, sizeof *s->unit);
 	uint32_t *up = xcalloc(t->n + 1, sizeof *up);	/* by unit: the unit above */
 	struct hindex index = { 0 };
@@ -143,11 +143,11 @@ static void make_units(struct scaling *s, const uint8_t *runtime)
 		if (c->parent == UINT32_MAX) {
 			up[s->nunits] = UINT32_MAX;
 			s->unit[s->nunits] = i;
-			s->slot[i] = (uint32_t)s->nunits++;
+			s->unit_of[i] = (uint32_t)s->nunits++;
 			continue;
 		}
-		uint32_t above = s->slot[c->parent];
-		s->slot[i] = above;
+		uint32_t above = s->unit_of[c->parent];
+		s->unit_of[i] = above;
 		if (!unit_frame(c) || runtime[i])
 			continue;
 		uint32_t same = UINT32_MAX;
@@ -159,12 +159,12 @@ static void make_units(struct scaling *s, const uint8_t *runtime)
 		if (same == UINT32_MAX)
 			same = unit_find(s, &index, up, above, i);
 		if (same != UINT32_MAX) {
-			s->slot[i] = same;
+			s->unit_of[i] = same;
 			continue;
 		}
 		up[s->nunits] = above;
 		s->unit[s->nunits] = i;
-		s->slot[i] = (uint32_t)s->nunits++;
+		s->unit_of[i] = (uint32_t)s->nunits++;
 	}
 	hindex_free(&index);
 	free(up);
@@ -195,7 +195,7 @@ static int gather(struct scaling *s)
 			for (uint32_t i = 0; i < nc; i++) {
 				uint32_t f = ex[i] != 0 ? dbr_own_frame(s->r->tree, i) : UINT32_MAX;
 				if (f != UINT32_MAX)
-					to[s->slot[f]] += ex[i];
+					to[s->unit_of[f]] += ex[i];
 			}
 		}
 	}
@@ -555,7 +555,7 @@ static void scaling_free(struct scaling *s)
 	for (size_t k = 0; k < s->nm; k++)
 		free(s->metric[k]);
 	free(s->metric);
-	free(s->slot);
+	free(s->unit_of);
 	free(s->unit);
 	free(s->own);
 	free(s->root);
