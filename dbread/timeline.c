@@ -1,6 +1,8 @@
 /* timeline.c - the samples over time: what each thread did in each
  * stretch of a range, the parallelism profile, and the latency by
  * procedure (the trace table and parallelism view). */
+#include "hash.h"
+#include "hindex.h"
 #include "internal.h"
 #include "tools.h"
 
@@ -269,41 +271,23 @@ struct lat_entry {
 struct lat_table {
 	struct lat_entry *e;
 	size_t n, cap;
-	size_t *slot;			/* open addressing: index + 1, 0 empty */
-	size_t mask;
+	struct hindex index;		/* (procedure, module) -> entry */
 };
-
-static size_t lat_hash(const char *p, const char *m)
-{
-	uint64_t h = (uint64_t)(uintptr_t)p * 0x9E3779B97F4A7C15ull ^ (uint64_t)(uintptr_t)m;
-	return (size_t)(h ^ h >> 29);
-}
 
 /* The entry of PROCEDURE in MODULE, made if new. */
 static struct lat_entry *lat_find(struct lat_table *t, const char *procedure, const char *module)
 {
-	if (2 * (t->n + 1) > t->mask + 1) {
-		size_t mask = t->mask ? 2 * t->mask + 1 : 255;
-		free(t->slot);
-		t->slot = xcalloc(mask + 1, sizeof *t->slot);
-		t->mask = mask;
-		for (size_t i = 0; i < t->n; i++) {
-			size_t k = lat_hash(t->e[i].procedure, t->e[i].module) & mask;
-			while (t->slot[k])
-				k = (k + 1) & mask;
-			t->slot[k] = i + 1;
-		}
-	}
-	size_t k = lat_hash(procedure, module) & t->mask;
-	for (; t->slot[k]; k = (k + 1) & t->mask) {
-		struct lat_entry *e = &t->e[t->slot[k] - 1];
-		if (e->procedure == procedure && e->module == module)
-			return e;
-	}
+	uint64_t h = hash_mix((uint64_t)(uintptr_t)procedure ^
+			      hash_mix((uint64_t)(uintptr_t)module));
+	struct hindex_pos pos;
+	for (uint32_t i = hindex_find(&t->index, h, &pos); i != HINDEX_NONE;
+	     i = hindex_next(&t->index, &pos))
+		if (t->e[i].procedure == procedure && t->e[i].module == module)
+			return &t->e[i];
 	grow_array(&t->e, &t->cap, t->n + 1, sizeof *t->e);
 	t->e[t->n] = (struct lat_entry){ procedure, module, 0, 0, 0, 0 };
-	t->slot[k] = ++t->n;
-	return &t->e[t->n - 1];
+	hindex_add(&t->index, &pos, (uint32_t)t->n);
+	return &t->e[t->n++];
 }
 
 static int by_latency(const void *a, const void *b)
@@ -375,7 +359,7 @@ int dbr_latency(struct dbr *r, const char *event, int limit, struct dbr_latency 
 						  t.e[i].latency, t.e[i].work, t.e[i].self };
 	*count = n;
 	free(t.e);
-	free(t.slot);
+	hindex_free(&t.index);
 	return 0;
 }
 

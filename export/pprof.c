@@ -17,6 +17,8 @@
  * zlib writes the gzip stream. */
 #define _GNU_SOURCE
 #include "export.h"
+#include "hash.h"
+#include "hindex.h"
 #include "profile.pb-c.h"
 #include "tools.h"
 
@@ -30,56 +32,35 @@
 
 /* A map from 64-bit keys (pointers, pairs) to ids 1, 2, ... */
 struct idmap {
-	uint64_t *key;
-	uint64_t *id;
-	size_t cap, n;
+	uint64_t *key;		/* id - 1 -> key */
+	size_t n, cap;
+	struct hindex index;	/* key -> id - 1 */
 };
-
-static uint64_t mix(uint64_t k)
-{
-	k ^= k >> 33;
-	k *= 0xff51afd7ed558ccdull;
-	k ^= k >> 33;
-	return k;
-}
 
 /* The id of KEY, 0 when it has none; with ADD, a new one (*ADDED 1). */
 static uint64_t idmap_get(struct idmap *m, uint64_t key, int add, int *added)
 {
 	if (added)
 		*added = 0;
-	if (m->n * 2 + 2 > m->cap) {
-		struct idmap old = *m;
-		m->cap = old.cap ? old.cap * 2 : 1024;
-		m->key = xcalloc(m->cap, sizeof *m->key);
-		m->id = xcalloc(m->cap, sizeof *m->id);
-		for (size_t i = 0; i < old.cap; i++)
-			if (old.id[i]) {
-				size_t h = mix(old.key[i]) & (m->cap - 1);
-				while (m->id[h])
-					h = (h + 1) & (m->cap - 1);
-				m->key[h] = old.key[i];
-				m->id[h] = old.id[i];
-			}
-		free(old.key);
-		free(old.id);
-	}
-	size_t h = mix(key) & (m->cap - 1);
-	while (m->id[h] && m->key[h] != key)
-		h = (h + 1) & (m->cap - 1);
-	if (m->id[h] || !add)
-		return m->id[h];
-	m->key[h] = key;
-	m->id[h] = ++m->n;
+	struct hindex_pos pos;
+	for (uint32_t i = hindex_find(&m->index, hash_mix(key), &pos); i != HINDEX_NONE;
+	     i = hindex_next(&m->index, &pos))
+		if (m->key[i] == key)
+			return (uint64_t)i + 1;
+	if (!add)
+		return 0;
+	grow_array(&m->key, &m->cap, m->n + 1, sizeof *m->key);
+	m->key[m->n] = key;
+	hindex_add(&m->index, &pos, (uint32_t)m->n);
 	if (added)
 		*added = 1;
-	return m->id[h];
+	return ++m->n;
 }
 
 static void idmap_free(struct idmap *m)
 {
 	free(m->key);
-	free(m->id);
+	hindex_free(&m->index);
 }
 
 /* The profile being written: the tables so far, and the batch. */
@@ -124,7 +105,7 @@ static int64_t string_of(struct pprof *p, const char *s)
 static uint64_t function_of(struct pprof *p, const struct dbr_ctx *c)
 {
 	/* Procedure and file are interned: their pointers name them. */
-	uint64_t key = mix((uint64_t)(uintptr_t)c->procedure) ^ (uint64_t)(uintptr_t)c->file ^
+	uint64_t key = hash_mix((uint64_t)(uintptr_t)c->procedure) ^ (uint64_t)(uintptr_t)c->file ^
 		       (uint64_t)c->line << 40;
 	int added;
 	uint64_t id = idmap_get(&p->functions, key, 1, &added);

@@ -4,6 +4,8 @@
  * https://www.speedscope.app/file-format-schema.json describes it. */
 #include "config.h"
 #include "export.h"
+#include "hash.h"
+#include "hindex.h"
 #include "tools.h"
 
 #include <stdlib.h>
@@ -13,16 +15,13 @@
 struct frames {
 	uint32_t *of;		/* by context: its frame index + 1; 0: not a frame */
 	uint32_t n;
-	struct { const struct dbr_ctx *c; uint32_t index; } *slot;	/* hash */
-	size_t cap;
 };
 
-static size_t frame_hash(const struct dbr_ctx *c, size_t cap)
+static uint64_t frame_hash(const struct dbr_ctx *c)
 {
-	uint64_t h = (uint64_t)(uintptr_t)c->procedure * 0x9e3779b97f4a7c15ull;
-	h ^= (uint64_t)(uintptr_t)c->file + (uint64_t)c->line * 31 + (c->kind == KIND_INLINED[0]);
-	h *= 0xbf58476d1ce4e5b9ull;
-	return (size_t)(h ^ h >> 29) & (cap - 1);
+	return hash_mix((uint64_t)(uintptr_t)c->procedure ^
+			hash_mix((uint64_t)(uintptr_t)c->file ^ (uint64_t)(unsigned)c->line << 1 ^
+				 (c->kind == KIND_INLINED[0])));
 }
 
 static int same_frame(const struct dbr_ctx *a, const struct dbr_ctx *b)
@@ -35,22 +34,24 @@ static int same_frame(const struct dbr_ctx *a, const struct dbr_ctx *b)
 /* Numbers every frame of the tree and writes the shared frame list. */
 static void write_frames(FILE *f, const struct dbr_tree *t, struct frames *fr)
 {
+	const struct dbr_ctx **first = NULL;	/* by frame index: its first context */
+	size_t cap = 0;
+	struct hindex index = { 0 };		/* frame identity -> index */
 	fr->of = xcalloc(t->n + 1, sizeof *fr->of);
-	fr->cap = 64;
-	while (fr->cap < 2 * t->n + 2)
-		fr->cap *= 2;
-	fr->slot = xcalloc(fr->cap, sizeof *fr->slot);
 	fputs("\"shared\":{\"frames\":[", f);
 	for (uint32_t i = 0; i < t->n; i++) {
 		const struct dbr_ctx *c = &t->c[i];
 		if (!dbr_is_frame(c->kind) && c->kind != KIND_ROOT[0])
 			continue;
-		size_t h = frame_hash(c, fr->cap);
-		while (fr->slot[h].c && !same_frame(fr->slot[h].c, c))
-			h = (h + 1) & (fr->cap - 1);
-		if (!fr->slot[h].c) {
-			fr->slot[h].c = c;
-			fr->slot[h].index = fr->n++;
+		struct hindex_pos pos;
+		uint32_t k = hindex_find(&index, frame_hash(c), &pos);
+		while (k != HINDEX_NONE && !same_frame(first[k], c))
+			k = hindex_next(&index, &pos);
+		if (k == HINDEX_NONE) {
+			k = fr->n++;
+			grow_array(&first, &cap, fr->n, sizeof *first);
+			first[k] = c;
+			hindex_add(&index, &pos, k);
 			fputs(fr->n > 1 ? ",{\"name\":" : "{\"name\":", f);
 			char *name = xasprintf("%s%s", c->procedure ? c->procedure : "?",
 					       c->kind == KIND_INLINED[0] ? " [inlined]" : "");
@@ -64,9 +65,11 @@ static void write_frames(FILE *f, const struct dbr_tree *t, struct frames *fr)
 			}
 			putc('}', f);
 		}
-		fr->of[i] = fr->slot[h].index + 1;
+		fr->of[i] = k + 1;
 	}
 	fputs("]},", f);
+	free(first);
+	hindex_free(&index);
 }
 
 /* One profile's pass over the leaves: their paths, or their weights. */
@@ -157,7 +160,6 @@ int export_speedscope(const struct export *x)
 		fputs(",\"activeProfileIndex\":0,\"exporter\":\"culprit " PACKAGE_VERSION "\"}\n", f);
 		free(path);
 		free(fr.of);
-		free(fr.slot);
 		stacks_close(&s);
 	}
 	for (size_t i = 0; i < nall; i++)

@@ -3,13 +3,14 @@
  * A thread's file names the procedures whose frames its plugin made
  * (LNAM): namespace, ident, the key's line bits, name, file, first line.
  * The same procedure is usually named by many threads; it is kept once,
- * in an open-addressed table keyed by (namespace, ident).  Two entries
+ * in a table with a hash index by (namespace, ident).  Two entries
  * with one key but other names would be two procedures whose idents
  * collide (a 38-bit hash in the CPython plugin): the first is kept. */
 #define _GNU_SOURCE
 #include "logical.h"
 #include "experiment.h"
 #include "hash.h"
+#include "hindex.h"
 #include "merge.h"
 #include "mfile_read.h"
 #include "tools.h"
@@ -24,21 +25,14 @@ static uint64_t key_hash(uint32_t ns, uint64_t ident)
 
 static void insert(struct ctree *t, const struct logical_name *l)
 {
-	size_t i = key_hash(l->ns, l->ident) & t->lname_mask;
-	for (; t->lname[i].name; i = (i + 1) & t->lname_mask)
+	struct hindex_pos pos;
+	for (uint32_t i = hindex_find(&t->lname_index, key_hash(l->ns, l->ident), &pos);
+	     i != HINDEX_NONE; i = hindex_next(&t->lname_index, &pos))
 		if (t->lname[i].ns == l->ns && t->lname[i].ident == l->ident)
 			return;
-	t->lname[i] = *l;
-}
-
-/* An empty table for N names. */
-static void table_new(struct ctree *t, size_t n)
-{
-	size_t cap = 16;
-	while (cap < 2 * n)
-		cap *= 2;
-	t->lname = xcalloc(cap, sizeof *t->lname);
-	t->lname_mask = cap - 1;
+	grow_array(&t->lname, &t->caplname, t->nlname + 1, sizeof *t->lname);
+	t->lname[t->nlname] = *l;
+	hindex_add(&t->lname_index, &pos, (uint32_t)t->nlname++);
 }
 
 /* Adds a name (the first of its key stays); widths of line bits past the
@@ -63,7 +57,7 @@ void logical_names_build(struct ctree *t, const struct experiment *e)
 		total += e->thread[i]->t->nlnames;
 	if (!total)
 		return;
-	table_new(t, total);
+	hindex_reserve(&t->lname_index, total);
 	for (size_t i = 0; i < e->nthread; i++) {
 		const struct mfile_thread *mt = e->thread[i]->t;
 		for (uint32_t k = 0; k < mt->nlnames; k++) {
@@ -80,7 +74,7 @@ void logical_names_replace(struct ctree *t, const struct logical_name_text *name
 	t->lname_bits = 0;
 	if (!n)
 		return;
-	table_new(t, n);
+	hindex_reserve(&t->lname_index, n);
 	for (size_t i = 0; i < n; i++)
 		add_name(t, names[i].ns, names[i].line_bits, names[i].ident, names[i].first_line,
 			 names[i].name, names[i].file);
@@ -90,21 +84,21 @@ void logical_names_free(struct ctree *t)
 {
 	free(t->lname);
 	t->lname = NULL;
-	t->lname_mask = 0;
+	t->nlname = t->caplname = 0;
+	hindex_free(&t->lname_index);
 }
 
 const struct logical_name *logical_name_find(const struct ctree *t, uint32_t ns, uint64_t key,
 					     uint32_t *line)
 {
-	if (!t->lname)
-		return NULL;
 	/* Try each width of line bits in use: one, in practice. */
 	for (unsigned bits = 0; bits <= MFILE_LNAM_LINE_BITS_MAX; bits++) {
 		if (!(t->lname_bits & (1ull << bits)))
 			continue;
 		uint64_t ident = key >> bits;
-		size_t j = key_hash(ns, ident) & t->lname_mask;
-		for (; t->lname[j].name; j = (j + 1) & t->lname_mask)
+		struct hindex_pos pos;
+		for (uint32_t j = hindex_find(&t->lname_index, key_hash(ns, ident), &pos);
+		     j != HINDEX_NONE; j = hindex_next(&t->lname_index, &pos))
 			if (t->lname[j].ns == ns && t->lname[j].ident == ident &&
 			    t->lname[j].line_bits == bits) {
 				*line = (uint32_t)(key & ((1ull << bits) - 1));

@@ -47,33 +47,16 @@ static int same(const struct ctx_node *a, const struct ctx_node *b)
 	       a->file == b->file && a->line == b->line && a->kind == b->kind;
 }
 
-static void rehash(struct ctree *t)
-{
-	size_t n = (t->mask + 1) * 2;
-	uint32_t *slot = xmalloc(n * sizeof *slot);
-	memset(slot, 0xff, n * sizeof *slot);
-	for (size_t id = 0; id < t->n; id++) {
-		size_t i = node_hash(&t->node[id]) & (n - 1);
-		while (slot[i] != CTX_NONE)
-			i = (i + 1) & (n - 1);
-		slot[i] = (uint32_t)id;
-	}
-	free(t->slot);
-	t->slot = slot;
-	t->mask = n - 1;
-}
-
 /* The context with this identity below PARENT, added if new. */
 static uint32_t child(struct ctree *t, uint32_t parent, int kind, uint32_t procedure,
 		      uint32_t module, uint32_t file, uint32_t line)
 {
 	struct ctx_node key = { parent, 0, procedure, module, file, line, (uint8_t)kind, 0 };
-	size_t i = node_hash(&key) & t->mask;
-	while (t->slot[i] != CTX_NONE) {
-		if (same(&t->node[t->slot[i]], &key))
-			return t->slot[i];
-		i = (i + 1) & t->mask;
-	}
+	struct hindex_pos pos;
+	for (uint32_t id = hindex_find(&t->index, node_hash(&key), &pos); id != HINDEX_NONE;
+	     id = hindex_next(&t->index, &pos))
+		if (same(&t->node[id], &key))
+			return id;
 	if (t->n == t->cap) {
 		size_t cap = t->cap;
 		grow_array(&t->node, &cap, t->n + 1, sizeof *t->node);
@@ -88,9 +71,7 @@ static uint32_t child(struct ctree *t, uint32_t parent, int kind, uint32_t proce
 	for (size_t m = 0; m < t->nmetric; m++)
 		if (t->mstat[m])
 			t->mstat[m][id] = (struct ctx_stat){ 0, 0 };
-	t->slot[i] = id;
-	if (2 * t->n > t->mask)
-		rehash(t);
+	hindex_add(&t->index, &pos, id);
 	return id;
 }
 
@@ -251,9 +232,7 @@ struct ctree *ctree_new(const struct experiment *e, const struct ovh_rules *rule
 	}
 
 	t->mstat = xcalloc(t->nmetric + 1, sizeof *t->mstat);
-	t->mask = 4095;
-	t->slot = xmalloc((t->mask + 1) * sizeof *t->slot);
-	memset(t->slot, 0xff, (t->mask + 1) * sizeof *t->slot);
+	hindex_reserve(&t->index, 2048);
 	child(t, CTX_NONE, CTX_ROOT, intern(t, "<program root>"), 0, 0, 0);
 	logical_names_build(t, e);
 	return t;
@@ -290,7 +269,7 @@ void ctree_free(struct ctree *t)
 	for (size_t m = 0; m < t->nmetric; m++)
 		free(t->mstat[m]);
 	free(t->mstat);
-	free(t->slot);
+	hindex_free(&t->index);
 	strtab_free(t->str);
 	free(t);
 }

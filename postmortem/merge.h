@@ -17,6 +17,8 @@
 #ifndef CULPRIT_MERGE_H
 #define CULPRIT_MERGE_H
 
+#include "hindex.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -89,8 +91,7 @@ struct ctree {
 	size_t capfold;
 	struct ctx_node *node;
 	size_t n, cap;
-	uint32_t *slot;			/* hash of node identities */
-	size_t mask;
+	struct hindex index;		/* node identities -> node */
 	struct ctx_event *event;
 	size_t nevent;
 	struct ctx_metric *metric;
@@ -122,10 +123,11 @@ struct ctree {
 	 * diagnoses: the program's own code, whatever its debug information. */
 	char **executable;
 	size_t nexecutable;
-	/* Names of logical frames (logical.c): open-addressed, and the
-	 * widths of their keys' line bits, as a bit set. */
+	/* Names of logical frames (logical.c), their index by (namespace,
+	 * ident), and the widths of their keys' line bits, as a bit set. */
 	struct logical_name *lname;
-	size_t lname_mask;
+	size_t nlname, caplname;
+	struct hindex lname_index;
 	uint64_t lname_bits;
 };
 

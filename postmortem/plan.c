@@ -58,14 +58,9 @@ static void pack_columns(struct pack *p, const struct experiment *e)
  * among colliding idents as serial prof does. */
 static void pack_lnames(struct pack *p, const struct ctree *t)
 {
-	uint32_t n = 0;
-	for (size_t i = 0; t->lname && i <= t->lname_mask; i++)
-		n += t->lname[i].name != 0;
-	put_u32(p, n);
-	for (size_t i = 0; t->lname && i <= t->lname_mask; i++) {
+	put_u32(p, (uint32_t)t->nlname);
+	for (size_t i = 0; i < t->nlname; i++) {
 		const struct logical_name *l = &t->lname[i];
-		if (!l->name)
-			continue;
 		put_u32(p, l->ns);
 		put_u32(p, l->line_bits);
 		put_u64(p, l->ident);

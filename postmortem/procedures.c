@@ -3,6 +3,7 @@
  * a name, a module and a definition file, with recursion counted once in
  * inclusive values.  Run once, after every thread is merged. */
 #include "hash.h"
+#include "hindex.h"
 #include "merge.h"
 #include "tools.h"
 
@@ -19,11 +20,10 @@ struct proc_key {
 struct proc_table {
 	struct proc_key *key;	/* procedure number -> key */
 	size_t n, cap;
-	uint32_t *slot;		/* number + 1, open addressing; 0 is empty */
-	size_t mask;
+	struct hindex index;	/* key -> procedure number */
 };
 
-static size_t proc_hash(const struct proc_key *k)
+static uint64_t proc_hash(const struct proc_key *k)
 {
 	return hash_mix((uint64_t)k->procedure << 32 ^ k->module ^ (uint64_t)k->file << 16);
 }
@@ -33,37 +33,18 @@ static int proc_same(const struct proc_key *a, const struct proc_key *b)
 	return a->procedure == b->procedure && a->module == b->module && a->file == b->file;
 }
 
-/* Doubles the index once it is half full. */
-static void proc_table_grow(struct proc_table *pt)
-{
-	size_t size = (pt->mask + 1) * 2;
-	uint32_t *slot = xcalloc(size, sizeof *slot);
-	for (size_t q = 0; q < pt->n; q++) {
-		size_t j = proc_hash(&pt->key[q]) & (size - 1);
-		while (slot[j])
-			j = (j + 1) & (size - 1);
-		slot[j] = (uint32_t)q + 1;
-	}
-	free(pt->slot);
-	pt->slot = slot;
-	pt->mask = size - 1;
-}
-
 /* The number of procedure K, adding it if new. */
 static uint32_t proc_number(struct proc_table *pt, const struct proc_key *k)
 {
-	size_t h = proc_hash(k) & pt->mask;
-	while (pt->slot[h]) {
-		if (proc_same(&pt->key[pt->slot[h] - 1], k))
-			return pt->slot[h] - 1;
-		h = (h + 1) & pt->mask;
-	}
+	struct hindex_pos pos;
+	for (uint32_t q = hindex_find(&pt->index, proc_hash(k), &pos); q != HINDEX_NONE;
+	     q = hindex_next(&pt->index, &pos))
+		if (proc_same(&pt->key[q], k))
+			return q;
 	grow_array(&pt->key, &pt->cap, pt->n + 1, sizeof *pt->key);
-	pt->key[pt->n++] = *k;
-	pt->slot[h] = (uint32_t)pt->n;
-	if (2 * pt->n > pt->mask)
-		proc_table_grow(pt);
-	return (uint32_t)pt->n - 1;
+	pt->key[pt->n] = *k;
+	hindex_add(&pt->index, &pos, (uint32_t)pt->n);
+	return (uint32_t)pt->n++;
 }
 
 /* Sums each procedure's values over T's contexts, by metric, into INCL
@@ -99,8 +80,8 @@ void ctree_procedures(const struct ctree *t, ctx_procedure_sink sink, void *arg)
 {
 	size_t n = t->n, nm = t->nmetric;
 	uint32_t *proc = xmalloc(n * sizeof *proc);	/* node -> procedure number */
-	struct proc_table pt = { NULL, 0, 0, NULL, 1023 };
-	pt.slot = xcalloc(pt.mask + 1, sizeof *pt.slot);
+	struct proc_table pt = { 0 };
+	hindex_reserve(&pt.index, 512);
 
 	/* Number the procedures: (name, module, definition file). */
 	for (size_t i = 0; i < n; i++) {
@@ -122,7 +103,7 @@ void ctree_procedures(const struct ctree *t, ctx_procedure_sink sink, void *arg)
 	free(incl);
 	free(excl);
 	free(pt.key);
-	free(pt.slot);
+	hindex_free(&pt.index);
 	free(proc);
 }
 

@@ -13,6 +13,8 @@
  */
 #define _GNU_SOURCE
 #include "symbolize.h"
+#include "hash.h"
+#include "hindex.h"
 #include "scopes.h"
 #include "tools.h"
 
@@ -44,10 +46,12 @@ struct sym_module {
 	Dwfl *dwfl;
 	Dwfl_Module *mod;
 	struct strtab *strings;		/* names and files of the results */
-	/* cache: open addressing, address -> result */
+	/* cache: the addresses resolved and their results, by the order
+	 * asked, with an index by address */
 	uint64_t *key;
 	struct sym_result **val;
-	size_t mask, count;
+	size_t count, cap;
+	struct hindex index;
 	/* addresses to resolve in bulk */
 	uint64_t *want;
 	size_t nwant, capwant;
@@ -103,10 +107,11 @@ static void module_free(struct sym_module *m)
 	free(m->members);
 	if (m->dwfl)
 		dwfl_end(m->dwfl);
-	for (size_t i = 0; i <= m->mask && m->val; i++)
+	for (size_t i = 0; i < m->count; i++)
 		free(m->val[i]);
 	free(m->key);
 	free(m->val);
+	hindex_free(&m->index);
 	free(m->want);
 	strtab_free(m->strings);
 	free(m->path);
@@ -149,9 +154,6 @@ struct sym_module *symbolizer_module(struct symbolizer *s, const char *path,
 	m->build_id_len = build_id_len;
 	m->strings = strtab_new();
 	m->scopes = scope_index_new();
-	m->mask = 255;
-	m->key = xcalloc(m->mask + 1, sizeof *m->key);
-	m->val = xcalloc(m->mask + 1, sizeof *m->val);
 	grow_array(&s->mod, &s->cap, s->count + 1, sizeof *s->mod);
 	s->mod[s->count++] = m;
 	return m;
@@ -664,56 +666,28 @@ static struct sym_result *resolve(struct sym_module *m, uint64_t addr)
 	return r;
 }
 
-static uint64_t addr_hash(uint64_t a)
-{
-	a ^= a >> 33;
-	a *= 0xff51afd7ed558ccdull;
-	a ^= a >> 33;
-	return a;
-}
-
-static void cache_grow(struct sym_module *m)
-{
-	size_t n = 2 * (m->mask + 1);
-	uint64_t *key = xcalloc(n, sizeof *key);
-	struct sym_result **val = xcalloc(n, sizeof *val);
-	for (size_t i = 0; i <= m->mask; i++) {
-		if (!m->val[i])
-			continue;
-		size_t j = addr_hash(m->key[i]) & (n - 1);
-		while (val[j])
-			j = (j + 1) & (n - 1);
-		key[j] = m->key[i];
-		val[j] = m->val[i];
-	}
-	free(m->key);
-	free(m->val);
-	m->key = key;
-	m->val = val;
-	m->mask = n - 1;
-}
-
 struct sym_result *sym_resolve(struct sym_module *m, uint64_t addr)
 {
-	size_t i = addr_hash(addr) & m->mask;
-	while (m->val[i]) {
+	struct hindex_pos pos;
+	for (uint32_t i = hindex_find(&m->index, hash_mix(addr), &pos); i != HINDEX_NONE;
+	     i = hindex_next(&m->index, &pos))
 		if (m->key[i] == addr)
 			return m->val[i];
-		i = (i + 1) & m->mask;
-	}
 	struct sym_result *r = resolve(m, addr);
 	m->used = 1;
-	m->key[i] = addr;
-	m->val[i] = r;
-	if (2 * ++m->count > m->mask)
-		cache_grow(m);
+	size_t cap = m->cap;
+	grow_array(&m->key, &cap, m->count + 1, sizeof *m->key);
+	grow_array(&m->val, &m->cap, m->count + 1, sizeof *m->val);
+	m->key[m->count] = addr;
+	m->val[m->count] = r;
+	hindex_add(&m->index, &pos, (uint32_t)m->count++);
 	return r;
 }
 
 void sym_module_files(const struct sym_module *m, void (*fn)(void *arg, const char *file),
 		      void *arg)
 {
-	for (size_t i = 0; m->val && i <= m->mask; i++) {
+	for (size_t i = 0; i < m->count; i++) {
 		const struct sym_result *r = m->val[i];
 		for (unsigned j = 0; r && j < r->nframes; j++)
 			if (r->frame[j].file)

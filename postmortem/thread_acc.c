@@ -1,6 +1,7 @@
 /* thread_acc.c - one thread's values, gathered by context (thread_acc.h). */
 #include "thread_acc.h"
 #include "hash.h"
+#include "hindex.h"
 #include "merge.h"
 #include "tools.h"
 
@@ -10,8 +11,7 @@
 struct acc {
 	uint32_t *ctx;		/* entry -> context */
 	size_t n, cap;
-	uint32_t *slot;		/* context -> entry + 1, open addressing */
-	size_t mask;
+	struct hindex index;	/* context -> entry */
 	size_t nmetric;
 	/* By metric, per entry, NULL while the thread has none of it: what
 	 * was sampled at the context itself, then the results. */
@@ -22,8 +22,7 @@ struct acc *acc_new(size_t nmetric)
 {
 	struct acc *a = xcalloc(1, sizeof *a);
 	a->nmetric = nmetric;
-	a->mask = 255;
-	a->slot = xcalloc(a->mask + 1, sizeof *a->slot);
+	hindex_reserve(&a->index, 128);
 	a->own = xcalloc(nmetric + 1, sizeof *a->own);
 	a->incl = xcalloc(nmetric + 1, sizeof *a->incl);
 	a->excl = xcalloc(nmetric + 1, sizeof *a->excl);
@@ -43,34 +42,18 @@ void acc_free(struct acc *a)
 	free(a->incl);
 	free(a->excl);
 	free(a->ctx);
-	free(a->slot);
+	hindex_free(&a->index);
 	free(a);
-}
-
-static void rehash(struct acc *a)
-{
-	size_t n = (a->mask + 1) * 2;
-	uint32_t *slot = xcalloc(n, sizeof *slot);
-	for (size_t k = 0; k < a->n; k++) {
-		size_t j = hash_mix(a->ctx[k]) & (n - 1);
-		while (slot[j])
-			j = (j + 1) & (n - 1);
-		slot[j] = (uint32_t)k + 1;
-	}
-	free(a->slot);
-	a->slot = slot;
-	a->mask = n - 1;
 }
 
 /* The entry of context CTX, added (with zero values) if new. */
 static size_t entry(struct acc *a, uint32_t ctx)
 {
-	size_t i = hash_mix(ctx) & a->mask;
-	while (a->slot[i]) {
-		if (a->ctx[a->slot[i] - 1] == ctx)
-			return a->slot[i] - 1;
-		i = (i + 1) & a->mask;
-	}
+	struct hindex_pos pos;
+	for (uint32_t e = hindex_find(&a->index, hash_mix(ctx), &pos); e != HINDEX_NONE;
+	     e = hindex_next(&a->index, &pos))
+		if (a->ctx[e] == ctx)
+			return e;
 	if (a->n == a->cap) {
 		size_t cap = a->cap;
 		grow_array(&a->ctx, &cap, a->n + 1, sizeof *a->ctx);
@@ -84,9 +67,7 @@ static size_t entry(struct acc *a, uint32_t ctx)
 	for (size_t m = 0; m < a->nmetric; m++)
 		if (a->own[m])
 			a->own[m][e] = 0;
-	a->slot[i] = (uint32_t)e + 1;
-	if (2 * a->n > a->mask)
-		rehash(a);
+	hindex_add(&a->index, &pos, (uint32_t)e);
 	return e;
 }
 

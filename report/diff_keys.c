@@ -26,39 +26,22 @@ static int key_is(const struct diff_key *k, uint32_t parent, const struct dbr_ct
 	       k->file == c->file && k->kind == kind && k->line == line;
 }
 
-static void rehash(struct diff_keys *k)
-{
-	size_t mask = 2 * k->mask + 1;
-	uint32_t *slot = xcalloc(mask + 1, sizeof *slot);
-	for (size_t i = 0; i < k->n; i++) {
-		const struct diff_key *x = &k->key[i];
-		size_t h = key_hash(x->parent, x->procedure, x->module, x->file, x->kind, x->line) &
-			   mask;
-		while (slot[h])
-			h = (h + 1) & mask;
-		slot[h] = (uint32_t)i + 1;
-	}
-	free(k->slot);
-	k->slot = slot;
-	k->mask = mask;
-}
-
 /* The key below PARENT for context C (index I) as KIND at LINE, made if
  * new. */
 static uint32_t key_of(struct diff_keys *k, uint32_t parent, const struct dbr_ctx *c, uint32_t i,
 		       char kind, int line)
 {
-	size_t h = key_hash(parent, c->procedure, c->module, c->file, kind, line) & k->mask;
-	while (k->slot[h]) {
-		if (key_is(&k->key[k->slot[h] - 1], parent, c, kind, line))
-			return k->slot[h] - 1;
-		h = (h + 1) & k->mask;
-	}
+	struct hindex_pos pos;
+	uint64_t h = key_hash(parent, c->procedure, c->module, c->file, kind, line);
+	for (uint32_t id = hindex_find(&k->index, h, &pos); id != HINDEX_NONE;
+	     id = hindex_next(&k->index, &pos))
+		if (key_is(&k->key[id], parent, c, kind, line))
+			return id;
 	grow_array(&k->key, &k->cap, k->n + 1, sizeof *k->key);
 	uint32_t id = (uint32_t)k->n++;
 	k->key[id] = (struct diff_key){ parent, DIFF_NONE, DIFF_NONE, DIFF_NONE, c->procedure,
 					c->module, c->file, kind, line, 0, i, 0, 0, 0, 0 };
-	k->slot[h] = id + 1;
+	hindex_add(&k->index, &pos, id);
 	/* Children in the order made: appended. */
 	if (parent != DIFF_NONE) {
 		struct diff_key *p = &k->key[parent];
@@ -68,8 +51,6 @@ static uint32_t key_of(struct diff_keys *k, uint32_t parent, const struct dbr_ct
 			k->key[p->last].next = id;
 		p->last = id;
 	}
-	if (2 * k->n > k->mask)
-		rehash(k);
 	return id;
 }
 
@@ -123,8 +104,6 @@ void diff_keys_build(struct diff_keys *k, const struct dbr_tree *t, int by_proce
 {
 	const struct dbr_ctx *c = t->c;
 	memset(k, 0, sizeof *k);
-	k->mask = 255;
-	k->slot = xcalloc(k->mask + 1, sizeof *k->slot);
 	/* Per context: its key (frames and roots), and the key of the
 	 * nearest frame or root above it. */
 	uint32_t *of = xmalloc((t->n + 1) * sizeof *of);
@@ -182,7 +161,7 @@ void diff_keys_build(struct diff_keys *k, const struct dbr_tree *t, int by_proce
 void diff_keys_free(struct diff_keys *k)
 {
 	free(k->key);
-	free(k->slot);
+	hindex_free(&k->index);
 	memset(k, 0, sizeof *k);
 }
 
@@ -201,29 +180,39 @@ static uint64_t top_hash(const struct diff_key *x)
 	return hash_mix(h ^ (uint64_t)(unsigned)x->line);
 }
 
+/* The index + 1 of the top key of A whose content is Y's, 0 for none. */
+static uint32_t top_key(const struct hindex *top, const struct diff_keys *a,
+			const struct diff_key *y)
+{
+	struct hindex_pos pos;
+	for (uint32_t j = hindex_find(top, top_hash(y), &pos); j != HINDEX_NONE;
+	     j = hindex_next(top, &pos))
+		if (same_key(&a->key[j], y))
+			return j + 1;
+	return 0;
+}
+
 uint32_t *diff_keys_match(const struct diff_keys *a, const struct diff_keys *b)
 {
 	uint32_t *match = xcalloc(b->n + 1, sizeof *match);
-	/* A's keys with no parent (every key, by procedure), by content. */
-	size_t mask = 63;
-	while (mask < 2 * a->n)
-		mask = 2 * mask + 1;
-	uint32_t *top = xcalloc(mask + 1, sizeof *top);
+	/* A's keys with no parent (every key, by procedure), by content;
+	 * of two alike, the first. */
+	struct hindex top = { 0 };
 	for (uint32_t i = 0; i < a->n; i++) {
-		if (a->key[i].parent != DIFF_NONE)
+		const struct diff_key *x = &a->key[i];
+		if (x->parent != DIFF_NONE)
 			continue;
-		size_t h = top_hash(&a->key[i]) & mask;
-		while (top[h])
-			h = (h + 1) & mask;
-		top[h] = i + 1;
+		struct hindex_pos pos;
+		uint32_t j = hindex_find(&top, top_hash(x), &pos);
+		while (j != HINDEX_NONE && !same_key(&a->key[j], x))
+			j = hindex_next(&top, &pos);
+		if (j == HINDEX_NONE)
+			hindex_add(&top, &pos, i);
 	}
 	for (uint32_t i = 0; i < b->n; i++) {
 		const struct diff_key *y = &b->key[i];
 		if (y->parent == DIFF_NONE) {
-			size_t h = top_hash(y) & mask;
-			for (; top[h] && !match[i]; h = (h + 1) & mask)
-				if (same_key(&a->key[top[h] - 1], y))
-					match[i] = top[h];
+			match[i] = top_key(&top, a, y);
 			continue;
 		}
 		uint32_t p = match[y->parent];
@@ -235,7 +224,7 @@ uint32_t *diff_keys_match(const struct diff_keys *a, const struct diff_keys *b)
 				break;
 			}
 	}
-	free(top);
+	hindex_free(&top);
 	return match;
 }
 

@@ -12,6 +12,8 @@
 #ifndef CULPRIT_DIFF_KEYS_H
 #define CULPRIT_DIFF_KEYS_H
 
+#include "hindex.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -34,8 +36,7 @@ struct diff_key {
 struct diff_keys {
 	struct diff_key *key;
 	size_t n, cap;
-	uint32_t *slot;			/* hash of identities: key + 1, 0 empty */
-	size_t mask;
+	struct hindex index;		/* identity -> key */
 };
 
 /* Keys for the frames (and roots) of T, with their values summed: by

@@ -14,6 +14,8 @@
  * runtime and system code it calls and its recursion folded in, as the
  * diagnoses count them. */
 #define _GNU_SOURCE
+#include "hash.h"
+#include "hindex.h"
 #include "report.h"
 #include "source_file.h"
 #include "tools.h"
@@ -34,7 +36,7 @@ struct scaling {
 	char **metric;		/* the event's metrics but samples and measurement */
 	size_t nm;
 	int k_effort, k_useful, k_idle, k_ovh, k_meas;
-	uint32_t *slot;		/* by context: its unit */
+	uint32_t *unit_of;	/* by context: its unit */
 	uint32_t *unit;		/* by unit: its context (the program frame) */
 	size_t nunits;
 	double *own;		/* [(e * nm + k) * nunits + u]: exclusive sums */
@@ -94,35 +96,27 @@ static int choose_metrics(struct scaling *s)
 /* Units by (the unit above, procedure, module): frames of one procedure
  * called from one unit are one unit, whichever line or depth of a folded
  * recursion they were called from. */
-struct unit_index {
-	uint32_t *slot;		/* unit + 1; 0: free */
-	size_t cap;
-};
-
-static size_t unit_hash(uint32_t above, const struct dbr_ctx *c, size_t cap)
+static uint64_t unit_hash(uint32_t above, const struct dbr_ctx *c)
 {
-	uint64_t h = (uint64_t)above * 0x9e3779b97f4a7c15ull ^ (uint64_t)(uintptr_t)c->procedure;
-	h = (h ^ (uint64_t)(uintptr_t)c->module) * 0xbf58476d1ce4e5b9ull;
-	return (size_t)(h ^ h >> 31) & (cap - 1);
+	return hash_mix((uint64_t)above << 32 ^ hash_mix((uint64_t)(uintptr_t)c->procedure) ^
+			(uint64_t)(uintptr_t)c->module);
 }
 
-/* The unit under ABOVE of context I's procedure and module, or
- * UINT32_MAX when there is none: then the slot it would have is taken for
- * the unit the caller makes of I next (number s->nunits). */
-static uint32_t unit_find(struct scaling *s, struct unit_index *x, const uint32_t *up,
+/* The unit under ABOVE (UP: by unit, the unit above) for frame C, or
+ * UINT32_MAX; then C's context becomes the next unit, and is indexed. */
+static uint32_t unit_find(struct scaling *s, struct hindex *x, const uint32_t *up,
 			  uint32_t above, uint32_t i)
 {
 	const struct dbr_ctx *t = s->r->tree->c, *c = &t[i];
-	for (size_t h = unit_hash(above, c, x->cap);; h = (h + 1) & (x->cap - 1)) {
-		uint32_t u = x->slot[h];
-		if (!u) {
-			x->slot[h] = (uint32_t)s->nunits + 1;
-			return UINT32_MAX;
-		}
-		const struct dbr_ctx *k = &t[s->unit[u - 1]];
-		if (up[u - 1] == above && k->procedure == c->procedure && k->module == c->module)
-			return u - 1;
+	struct hindex_pos pos;
+	for (uint32_t u = hindex_find(x, unit_hash(above, c), &pos); u != HINDEX_NONE;
+	     u = hindex_next(x, &pos)) {
+		const struct dbr_ctx *k = &t[s->unit[u]];
+		if (up[u] == above && k->procedure == c->procedure && k->module == c->module)
+			return u;
 	}
+	hindex_add(x, &pos, (uint32_t)s->nunits);
+	return UINT32_MAX;
 }
 
 /* Whether C is a frame the report shows: a frame, or a function of the
@@ -140,23 +134,20 @@ static int unit_frame(const struct dbr_ctx *c)
 static void make_units(struct scaling *s, const uint8_t *runtime)
 {
 	const struct dbr_tree *t = s->r->tree;
-	s->slot = xcalloc(t->n + 1, sizeof *s->slot);
+	s->unit_of = xcalloc(t->n + 1, sizeof *s->unit_of);
 	s->unit = xcalloc(t->n + 1, sizeof *s->unit);
 	uint32_t *up = xcalloc(t->n + 1, sizeof *up);	/* by unit: the unit above */
-	struct unit_index index = { NULL, 64 };
-	while (index.cap < 2 * t->n + 2)
-		index.cap *= 2;
-	index.slot = xcalloc(index.cap, sizeof *index.slot);
+	struct hindex index = { 0 };
 	for (uint32_t i = 0; i < t->n; i++) {
 		const struct dbr_ctx *c = &t->c[i];
 		if (c->parent == UINT32_MAX) {
 			up[s->nunits] = UINT32_MAX;
 			s->unit[s->nunits] = i;
-			s->slot[i] = (uint32_t)s->nunits++;
+			s->unit_of[i] = (uint32_t)s->nunits++;
 			continue;
 		}
-		uint32_t above = s->slot[c->parent];
-		s->slot[i] = above;
+		uint32_t above = s->unit_of[c->parent];
+		s->unit_of[i] = above;
 		if (!unit_frame(c) || runtime[i])
 			continue;
 		uint32_t same = UINT32_MAX;
@@ -168,14 +159,14 @@ static void make_units(struct scaling *s, const uint8_t *runtime)
 		if (same == UINT32_MAX)
 			same = unit_find(s, &index, up, above, i);
 		if (same != UINT32_MAX) {
-			s->slot[i] = same;
+			s->unit_of[i] = same;
 			continue;
 		}
 		up[s->nunits] = above;
 		s->unit[s->nunits] = i;
-		s->slot[i] = (uint32_t)s->nunits++;
+		s->unit_of[i] = (uint32_t)s->nunits++;
 	}
-	free(index.slot);
+	hindex_free(&index);
 	free(up);
 }
 
@@ -204,7 +195,7 @@ static int gather(struct scaling *s)
 			for (uint32_t i = 0; i < nc; i++) {
 				uint32_t f = ex[i] != 0 ? dbr_own_frame(s->r->tree, i) : UINT32_MAX;
 				if (f != UINT32_MAX)
-					to[s->slot[f]] += ex[i];
+					to[s->unit_of[f]] += ex[i];
 			}
 		}
 	}
@@ -577,7 +568,7 @@ static void scaling_free(struct scaling *s)
 	for (size_t k = 0; k < s->nm; k++)
 		free(s->metric[k]);
 	free(s->metric);
-	free(s->slot);
+	free(s->unit_of);
 	free(s->unit);
 	free(s->own);
 	free(s->root);

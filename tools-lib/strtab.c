@@ -1,5 +1,7 @@
 /* strtab.c - interned strings: each distinct string stored once, named by
- * a dense id.  An open-addressing hash table over the ids. */
+ * a dense id, found by the tools' hash index (hindex.h). */
+#include "hash.h"
+#include "hindex.h"
 #include "tools.h"
 
 #include <stdlib.h>
@@ -8,23 +10,24 @@
 struct strtab {
 	char **str;		/* id -> string; str[0] = NULL */
 	size_t count, cap;
-	uint32_t *slot;		/* hash slots holding ids; 0 = empty */
-	size_t mask;
+	struct hindex index;	/* string -> id */
 };
 
+/* FNV-1a, one multiply a byte (hash_string's two mixes a byte cost four
+ * times as much, on names of forty bytes), then mixed, so that the
+ * index's low bits depend on every byte. */
 static uint64_t hash(const char *s)
 {
-	uint64_t h = 1469598103934665603ull;	/* FNV-1a */
+	uint64_t h = 1469598103934665603ull;
 	for (; *s; s++)
 		h = (h ^ (unsigned char)*s) * 1099511628211ull;
-	return h;
+	return hash_mix(h);
 }
 
 struct strtab *strtab_new(void)
 {
 	struct strtab *t = xcalloc(1, sizeof *t);
-	t->mask = 1023;
-	t->slot = xcalloc(t->mask + 1, sizeof *t->slot);
+	hindex_reserve(&t->index, 512);
 	grow_array(&t->str, &t->cap, 1, sizeof *t->str);
 	t->str[0] = NULL;
 	t->count = 1;
@@ -38,41 +41,23 @@ void strtab_free(struct strtab *t)
 	for (size_t i = 1; i < t->count; i++)
 		free(t->str[i]);
 	free(t->str);
-	free(t->slot);
+	hindex_free(&t->index);
 	free(t);
-}
-
-static void rehash(struct strtab *t)
-{
-	size_t n = (t->mask + 1) * 2;
-	uint32_t *slot = xcalloc(n, sizeof *slot);
-	for (size_t id = 1; id < t->count; id++) {
-		size_t i = hash(t->str[id]) & (n - 1);
-		while (slot[i])
-			i = (i + 1) & (n - 1);
-		slot[i] = (uint32_t)id;
-	}
-	free(t->slot);
-	t->slot = slot;
-	t->mask = n - 1;
 }
 
 uint32_t strtab_intern(struct strtab *t, const char *s)
 {
 	if (!s)
 		return 0;
-	size_t i = hash(s) & t->mask;
-	while (t->slot[i]) {
-		if (strcmp(t->str[t->slot[i]], s) == 0)
-			return t->slot[i];
-		i = (i + 1) & t->mask;
-	}
+	struct hindex_pos pos;
+	for (uint32_t id = hindex_find(&t->index, hash(s), &pos); id != HINDEX_NONE;
+	     id = hindex_next(&t->index, &pos))
+		if (strcmp(t->str[id], s) == 0)
+			return id;
 	uint32_t id = (uint32_t)t->count;
 	grow_array(&t->str, &t->cap, t->count + 1, sizeof *t->str);
 	t->str[t->count++] = xstrdup(s);
-	t->slot[i] = id;
-	if (2 * t->count > t->mask)
-		rehash(t);
+	hindex_add(&t->index, &pos, id);
 	return id;
 }
 

@@ -7,6 +7,8 @@
  * callers view goes up from a procedure's frames with dbr_callers, the
  * rule culprit report uses (dbr_caller). */
 #define _GNU_SOURCE
+#include "hash.h"
+#include "hindex.h"
 #include "tools.h"
 #include "view.h"
 
@@ -243,14 +245,12 @@ static int load_caller_groups(struct vmodel *m, struct vrow *g, const struct vin
 			return model_set_error(m);
 		}
 	}
-	size_t mask = 16;
-	while (mask < 2 * n)
-		mask *= 2;
-	mask--;
-	struct slot {
-		const char *name;
-		struct vrow *row;
-	} *slot = xcalloc(mask + 1, sizeof *slot);
+	/* The groups by their procedure's name (interned: its pointer). */
+	const char **group_name = xcalloc(n + 1, sizeof *group_name);
+	struct vrow **group_row = xcalloc(n + 1, sizeof *group_row);
+	uint32_t ngroups = 0;
+	struct hindex index = { 0 };
+	hindex_reserve(&index, n);
 	struct vrow **group = xcalloc(n + 1, sizeof *group);
 	int64_t *caller = xcalloc(n + 1, sizeof *caller);
 
@@ -261,16 +261,20 @@ static int load_caller_groups(struct vmodel *m, struct vrow *g, const struct vin
 		if (!caller[i])
 			continue;
 		const char *name = of[i].procedure ? of[i].procedure : "?";
-		size_t h = ((uintptr_t)name >> 4) * 0x9e3779b97f4a7c15ull & mask;
-		while (slot[h].name && slot[h].name != name)
-			h = (h + 1) & mask;
-		if (!slot[h].name) {
+		struct hindex_pos pos;
+		uint32_t q = hindex_find(&index, hash_mix((uint64_t)(uintptr_t)name), &pos);
+		while (q != HINDEX_NONE && group_name[q] != name)
+			q = hindex_next(&index, &pos);
+		if (q == HINDEX_NONE) {
 			struct vrow *k = row_new(g, VK_CALLER);
 			k->procedure = xstrdup(name);
 			row_add_kid(g, k);
-			slot[h] = (struct slot){ name, k };
+			q = ngroups++;
+			group_name[q] = name;
+			group_row[q] = k;
+			hindex_add(&index, &pos, q);
 		}
-		struct vrow *k = group[i] = slot[h].row;
+		struct vrow *k = group[i] = group_row[q];
 		k->ninst++;
 		if (of[i].kind == KIND_ROOT[0])
 			k->leaf = 1;
@@ -295,7 +299,9 @@ static int load_caller_groups(struct vmodel *m, struct vrow *g, const struct vin
 			k->excl[v] += iv[idx[i]].excl[v];
 		}
 	}
-	free(slot);
+	hindex_free(&index);
+	free(group_name);
+	free(group_row);
 	free(group);
 	free(caller);
 	return 0;

@@ -7,6 +7,7 @@
  * names are interned (dbr_tree), so a name is known by its pointer. */
 #define _GNU_SOURCE
 #include "hash.h"
+#include "hindex.h"
 #include "tools.h"
 #include "view.h"
 
@@ -21,41 +22,19 @@ struct proc {
 struct procs {
 	struct proc *p;
 	size_t n, cap;
-	uint32_t *slot;			/* index + 1; open addressing */
-	size_t mask;
+	struct hindex index;		/* (procedure, module, file) -> index */
 };
-
-static size_t proc_hash(const struct dbr_ctx *c)
-{
-	return (size_t)hash_mix((uint64_t)(uintptr_t)c->procedure ^
-				(uint64_t)(uintptr_t)c->module * 31 ^
-				(uint64_t)(uintptr_t)c->file * 131);
-}
-
-static void procs_grow(struct procs *ps)
-{
-	size_t size = ps->slot ? (ps->mask + 1) * 2 : 1024;
-	free(ps->slot);
-	ps->slot = xcalloc(size, sizeof *ps->slot);
-	ps->mask = size - 1;
-	for (size_t q = 0; q < ps->n; q++) {
-		struct dbr_ctx c = { .procedure = ps->p[q].procedure, .module = ps->p[q].module,
-				     .file = ps->p[q].file };
-		size_t h = proc_hash(&c) & ps->mask;
-		while (ps->slot[h])
-			h = (h + 1) & ps->mask;
-		ps->slot[h] = (uint32_t)q + 1;
-	}
-}
 
 /* The procedure of frame C, added the first time. */
 static struct proc *proc_of(struct procs *ps, const struct dbr_ctx *c)
 {
-	if (!ps->slot || 2 * (ps->n + 1) > ps->mask)
-		procs_grow(ps);
-	size_t h = proc_hash(c) & ps->mask;
-	for (; ps->slot[h]; h = (h + 1) & ps->mask) {
-		struct proc *p = &ps->p[ps->slot[h] - 1];
+	uint64_t h = hash_mix((uint64_t)(uintptr_t)c->procedure ^
+			      (uint64_t)(uintptr_t)c->module * 31 ^
+			      (uint64_t)(uintptr_t)c->file * 131);
+	struct hindex_pos pos;
+	for (uint32_t q = hindex_find(&ps->index, h, &pos); q != HINDEX_NONE;
+	     q = hindex_next(&ps->index, &pos)) {
+		struct proc *p = &ps->p[q];
 		if (p->procedure == c->procedure && p->module == c->module && p->file == c->file)
 			return p;
 	}
@@ -65,7 +44,7 @@ static struct proc *proc_of(struct procs *ps, const struct dbr_ctx *c)
 	p->procedure = c->procedure;
 	p->module = c->module;
 	p->file = c->file;
-	ps->slot[h] = (uint32_t)++ps->n;
+	hindex_add(&ps->index, &pos, (uint32_t)ps->n++);
 	return p;
 }
 
@@ -114,7 +93,7 @@ int range_procedures(struct vmodel *m, struct vrow *root)
 	struct procs ps = { 0 };
 	if (sum_frames(m, t, &ps) < 0) {
 		free(ps.p);
-		free(ps.slot);
+		hindex_free(&ps.index);
 		return -1;
 	}
 	for (size_t q = 0; q < ps.n; q++) {
@@ -130,7 +109,7 @@ int range_procedures(struct vmodel *m, struct vrow *root)
 		row_add_kid(root, k);
 	}
 	free(ps.p);
-	free(ps.slot);
+	hindex_free(&ps.index);
 	return 0;
 }
 
