@@ -206,14 +206,31 @@ uint32_t ctree_value_context(struct ctree *t, const struct exp_thread *th, uint3
  * (a merge that left values where no view looks: prof says so). */
 int ctree_check_exclusive(const struct ctree *t, uint32_t *metric, double *owned, double *total);
 
-/* For merging another tree into this one (partial.c): the context with
- * this identity below PARENT, added if new; context NODE's class, as the
- * other tree worked it out; a thread other than a first one reached
- * NODE. */
+/* The context with this identity below PARENT, added if new (ctree.c;
+ * partial.c merges another tree's with it too).  Context NODE's class, as
+ * another tree worked it out; a thread other than a first one reached
+ * NODE (partial.c). */
 uint32_t ctree_child(struct ctree *t, uint32_t parent, int kind, uint32_t procedure,
 		     uint32_t module, uint32_t file, uint32_t line);
 void ctree_set_class(struct ctree *t, uint32_t node, const struct ctx_class *c);
 void ctree_mark_secondary(struct ctree *t, uint32_t node);
+
+/* ---- between the parts of the tree (ctree.c, merge.c, classify.c,
+ * values.c) ---- */
+
+/* S's id in the tree's strings, added if new. */
+uint32_t ctree_intern(struct ctree *t, const char *s);
+/* The index of EVENT's metric NAME in T->metric, or CTX_NONE. */
+uint32_t ctree_find_metric(const struct ctree *t, uint32_t event, const char *name);
+/* Maps every node of thread TH's tree to a context of T, adding those
+ * that are new; the map stays with TH (ctx_map) for the threads it made
+ * (merge.c). */
+uint32_t *ctree_map_thread(struct ctree *t, struct exp_thread *th);
+/* Context C's class, worked out on first need (classify.c). */
+const struct ctx_class *ctree_class_of(struct ctree *t, uint32_t c);
+/* Fills the derived metrics (effort, useful_work, overhead by type) of
+ * values V sampled at context C (classify.c). */
+void ctree_derive(struct ctree *t, uint32_t c, double *v);
 
 /* The context whose self cost samples at context C are: C itself, or
  * for a statement or call site the nearest frame, inlined frame or root
