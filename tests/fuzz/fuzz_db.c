@@ -18,6 +18,7 @@
 #include "dbread.h"
 
 #include <math.h>
+#include <sqlite3.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
