@@ -45,7 +45,7 @@ rss_wall() {
 echo "culprit export on a generated tree"
 echo "  culprit:  $CULPRIT"
 echo "  machine:  $(nproc) CPUs, $(uname -r)"
-echo "  work:     $(sqlite3 "$DB" 'SELECT count(*) FROM context_tree') contexts," \
+echo "  work:     $(sqlite3 "$DB" 'SELECT count(*) FROM contexts') contexts," \
     "$(($(stat -c %s "$DB") / 1048576)) MiB; $RUNS timed runs per format, median"
 printf '\n%-12s %10s %10s %10s\n' format "time s" "peak MB" "output MB"
 for f in $FORMATS; do
