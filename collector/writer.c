@@ -154,8 +154,8 @@ static void put_snapshot(struct mfile_writer *w, uint64_t now)
 	mfile_section_end(w);
 }
 
-/* async-signal-safe */
-/* ---- a thread file's sections, in the reader's order (mfile_read.c) ---- */
+/* ---- a thread file's sections, in the reader's order (mfile_read.c);
+ * all async-signal-safe ---- */
 
 /* THRD: who the thread is, and when it began and ended (a snapshot: NOW,
  * its end unknown). */
@@ -286,6 +286,7 @@ static void put_note(struct mfile_writer *w, const struct culprit_thread *t)
 	mfile_section_end(w);
 }
 
+/* async-signal-safe */
 int writer_thread_file(struct culprit_thread *t, uint32_t reason)
 {
 	struct mfile_writer w;

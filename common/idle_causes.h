@@ -120,6 +120,15 @@ static inline int idle_cause_of_metric(const char *metric)
 	return -1;
 }
 
+/* The cause called NAME ("lock"), or -1. */
+static inline int idle_cause_of_name(const char *name)
+{
+	for (unsigned c = 0; name && c < CULPRIT_IDLE_CAUSES; c++)
+		if (strcmp(name, idle_cause(c)->name) == 0)
+			return (int)c;
+	return -1;
+}
+
 /* The cause whose trace state's name is STATE ("idle:lock"), or -1. */
 static inline int idle_cause_of_state_name(const char *state)
 {

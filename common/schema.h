@@ -11,15 +11,6 @@
 
 #define DB_SCHEMA_VERSION 12
 
-/* The values are stored by metric number (context_values)
- * and context_metrics is a view that names them row by row.  A reader
- * that joins the values (not as the right side of a LEFT JOIN) or scans
- * them reads this instead: the same columns, the names joined once. */
-#define VALUES_BY_NAME                                                        \
-	"(SELECT v.context_id AS context_id, m.event AS event, m.metric AS metric, " \
-	"v.inclusive AS inclusive, v.exclusive AS exclusive FROM context_values v " \
-	"JOIN metrics m ON m.id = v.metric_id)"
-
 /* The tree is stored with its names by number (stored_contexts,
  * stored_names).  The id of the name bound as parameter P, for
  * comparing with IS: NULL for a null P, -1 for a name not there. */

@@ -101,7 +101,7 @@ static void class_room(struct ctree *t, uint32_t c)
 	}
 }
 
-const struct ctx_class *ctree_class_of(struct ctree *t, uint32_t c)
+static const struct ctx_class *class_of(struct ctree *t, uint32_t c)
 {
 	class_room(t, c);
 	if (!t->cls_done[c]) {
@@ -130,7 +130,7 @@ void ctree_derive(struct ctree *t, uint32_t c, double *v)
 		v[d->effort] = work + idle;
 		v[d->useful] = work;
 		if (!cls)
-			cls = ctree_class_of(t, c);
+			cls = class_of(t, c);
 		if (cls->type && work != 0) {
 			uint32_t k = type_index(t, cls->type);
 			v[d->overhead] = work;

@@ -226,8 +226,6 @@ uint32_t ctree_find_metric(const struct ctree *t, uint32_t event, const char *na
  * that are new; the map stays with TH (ctx_map) for the threads it made
  * (merge.c). */
 uint32_t *ctree_map_thread(struct ctree *t, struct exp_thread *th);
-/* Context C's class, worked out on first need (classify.c). */
-const struct ctx_class *ctree_class_of(struct ctree *t, uint32_t c);
 /* Fills the derived metrics (effort, useful_work, overhead by type) of
  * values V sampled at context C (classify.c). */
 void ctree_derive(struct ctree *t, uint32_t c, double *v);

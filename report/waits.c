@@ -118,8 +118,10 @@ static int put_blamed(const struct report *r, char causes[][16], int ncauses)
 	printf("\nkept waiting by: the code that ran while they waited (%s idleness blamed, "
 	       "by cause)\n", r->ch.event);
 	for (int i = 0; i < ncauses; i++) {
-		char metric[32];
-		snprintf(metric, sizeof metric, "idleness:%.15s", causes[i]);
+		int cause = idle_cause_of_name(causes[i]);
+		if (cause < 0)
+			continue;	/* not a cause this culprit knows */
+		const char *metric = idle_cause((unsigned)cause)->metric;
 		double total = dbr_metric_total(r->db, r->ch.event, metric, NULL);
 		printf("  %-8s %10s %s\n", causes[i], amount(r->ch.unit, total), r->ch.unit);
 		struct dbr_top *top;
