@@ -613,25 +613,15 @@ HIDDEN int signals_init(void);
 HIDDEN void signals_forward_foreign(int sig, siginfo_t *info, void *uc);
 HIDDEN void signals_fork_child(void);
 
-/* ---- the real libc functions (real.c) -------------------------------------- */
+/* ---- the real libc functions (real.c, real.h) ------------------------------ */
 
 /* Looks up the next definition of NAME after ours; NULL if none. */
 HIDDEN void *culprit_real(const char *name);
-/* Resolves the function once into a static pointer and returns it. */
-#define REAL(fn)                                                            \
-	({                                                                  \
-		static __typeof__(fn) *real_##fn;                          \
-		if (!real_##fn)                                             \
-			real_##fn = (__typeof__(fn) *)culprit_real(#fn);    \
-		real_##fn;                                                  \
-	})
 
 /* ---- interposers (interpose_*.c) ------------------------------------------ */
 
 /* Copies our CULPRIT_* settings from the environment, for exec. */
 HIDDEN void culprit_env_save(void);
-/* Resolves what the interposers need before a handler can need it. */
-HIDDEN void culprit_misc_init(void);
 
 /* ---- utilities (util.c) ------------------------------------------------------ */
 

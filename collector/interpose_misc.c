@@ -26,6 +26,7 @@
 #define _GNU_SOURCE
 #define UNW_LOCAL_ONLY
 #include "collector.h"
+#include "real.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -135,11 +136,7 @@ EXPORT unsigned int sleep(unsigned int seconds)
 /* async-signal-safe: libunwind may reopen its pipe inside a sample. */
 EXPORT int pipe2(int fds[2], int flags)
 {
-	static int (*real_pipe2)(int[2], int);
-
-	if (!real_pipe2)
-		real_pipe2 = (int (*)(int[2], int))culprit_real("pipe2");
-	int rc = real_pipe2(fds, flags);
+	int rc = REAL(pipe2)(fds, flags);
 	if (rc != 0 || !culprit_config.active || !culprit_unwinder_running())
 		return rc;
 	struct rlimit rl;
@@ -155,15 +152,4 @@ EXPORT int pipe2(int fds[2], int flags)
 		}
 	}
 	return 0;
-}
-
-/* Resolved at start-up, so that the first call from a handler needs no
- * dynamic-linker lookup. */
-void culprit_misc_init(void)
-{
-	int fds[2];
-	if (pipe2(fds, O_CLOEXEC) == 0) {
-		close(fds[0]);
-		close(fds[1]);
-	}
 }

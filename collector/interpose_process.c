@@ -20,6 +20,7 @@
  */
 #define _GNU_SOURCE
 #include "collector.h"
+#include "real.h"
 
 #include <errno.h>
 #include <spawn.h>

@@ -8,6 +8,7 @@
  */
 #define _GNU_SOURCE
 #include "collector.h"
+#include "real.h"
 
 #include <pthread.h>
 #include <stdlib.h>

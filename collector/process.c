@@ -14,6 +14,7 @@
 #define _GNU_SOURCE
 #include "collector.h"
 #include "mpi_rank.h"
+#include "real.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -206,6 +207,7 @@ static void fork_child(void)
 
 __attribute__((constructor)) static void culprit_init(void)
 {
+	culprit_real_init();	/* before any handler or thread can need one */
 	if (read_config() < 0)
 		return;
 	init_identity();
@@ -216,7 +218,6 @@ __attribute__((constructor)) static void culprit_init(void)
 		return;
 	}
 	culprit_config.active = 1;
-	culprit_misc_init();	/* before libunwind opens its pipe */
 	culprit_unwind_process_init();
 	loadmap_save_vdso();
 	culprit_thread_process_init();

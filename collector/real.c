@@ -1,12 +1,22 @@
 /* real.c - finds the libc functions that our interposers wrap.
  *
  * RTLD_NEXT gives the definition after this library in the lookup order,
- * which is the program's libc (or another interposer loaded after us). */
+ * which is the program's libc (or another interposer loaded after us).
+ * The wrapped calls are looked up together, once (real.h says why). */
+#define _GNU_SOURCE
 #include "collector.h"
+#include "real.h"
 
-#include <dlfcn.h>
+#define DEFINE(fn) __typeof__(fn) *real_##fn;
+CULPRIT_REAL_CALLS(DEFINE)
 
 void *culprit_real(const char *name)
 {
 	return dlsym(RTLD_NEXT, name);
+}
+
+void culprit_real_init(void)
+{
+#define LOOK_UP(fn) real_##fn = (__typeof__(fn) *)culprit_real(#fn);
+	CULPRIT_REAL_CALLS(LOOK_UP)
 }

@@ -17,6 +17,7 @@
  */
 #define _GNU_SOURCE
 #include "collector.h"
+#include "real.h"
 
 #include <errno.h>
 #include <signal.h>

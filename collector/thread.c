@@ -14,6 +14,7 @@
  */
 #define _GNU_SOURCE
 #include "collector.h"
+#include "real.h"
 
 #include <stddef.h>
 

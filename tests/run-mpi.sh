@@ -13,6 +13,16 @@ OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 OMPI_MCA_rmaps_base_oversubscribe=1
 export OMPI_ALLOW_RUN_AS_ROOT OMPI_ALLOW_RUN_AS_ROOT_CONFIRM OMPI_MCA_rmaps_base_oversubscribe
 S="$srcdir/tests/programs"
+# A run that hangs (a deadlock in a rank) fails the checks that need it,
+# not the whole suite: each mpirun has 5 minutes (the slowest, under
+# ASan on 2 CPUs, takes seconds).
+mpirun_path=$(command -v mpirun)
+mpirun() {
+	timeout -k 10 300 "$mpirun_path" "$@"
+	rc_=$?
+	[ $rc_ = 124 ] && note "mpirun $* ran over 5 minutes and was stopped"
+	return $rc_
+}
 mpicc -O1 -g -fno-omit-frame-pointer -o imbalance "$S/mpi_imbalance.c" 2> cc.err ||
 	skip_all "mpicc cannot build an MPI program: $(head -n 1 cc.err)"
 mpirun -np 1 ./imbalance 1000 > /dev/null 2> mpi.err ||

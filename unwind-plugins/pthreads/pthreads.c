@@ -11,9 +11,18 @@
  * Every thread is also a worker, and the calls that block make it idle
  * while they wait (waits.c, io.c): pthreads programs get idleness without
  * declaring anything. */
+#define _GNU_SOURCE
 #include "plugin.h"
+#include "real.h"
 
 #include <stddef.h>
+
+/* The calls the plugin wraps are looked up before any thread is sampled. */
+static int pthreads_init(void)
+{
+	pthreads_real_init();
+	return 1;
+}
 
 static void thread_create(void **cookie)
 {
@@ -45,6 +54,7 @@ static void release(void *cookie)
 static const struct culprit_plugin pthreads_plugin = {
 	.name = "pthreads",
 	.abi = CULPRIT_PLUGIN_ABI,
+	.init = pthreads_init,
 	.thread_create = thread_create,
 	.release = release,
 	.thread_begin = thread_begin,

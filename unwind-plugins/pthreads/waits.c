@@ -149,12 +149,12 @@ EXPORT int sem_clockwait(sem_t *s, clockid_t clock, const struct timespec *t)
 
 EXPORT int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
 {
-	return COND(c, REAL_VERSIONED(pthread_cond_wait, "GLIBC_2.3.2")(c, m));
+	return COND(c, REAL(pthread_cond_wait)(c, m));
 }
 
 EXPORT int pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m, const struct timespec *t)
 {
-	return COND(c, REAL_VERSIONED(pthread_cond_timedwait, "GLIBC_2.3.2")(c, m, t));
+	return COND(c, REAL(pthread_cond_timedwait)(c, m, t));
 }
 
 EXPORT int pthread_cond_clockwait(pthread_cond_t *c, pthread_mutex_t *m, clockid_t clock,

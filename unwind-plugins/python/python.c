@@ -13,7 +13,9 @@
  * line that called it, Python called back from C under the C frame that
  * called it.  Groups are matched from the outermost when the whole stack
  * and the whole chain were read (a call just entered or about to leave
- * has a native frame but no group yet), else from the innermost.
+ * has a native frame but no group yet), else from the innermost.  An
+ * evaluation loop frame left without a group is left out: its time is
+ * its caller's, and no context is named after the loop.
  *
  * Everything at sample time is async-signal-safe and never calls into the
  * interpreter.  The thread state comes from its pthread key (whose value
@@ -28,7 +30,7 @@
  * looked up in its code's line table, remembered by (code object,
  * instruction).
  * A frame whose code cannot be read is <python ?>; a chain that cannot be
- * read leaves the sample's native frames as they were.
+ * read leaves the sample's native frames, less the evaluation loop's.
  *
  * The layouts of the versions it reads are in layout.h; for any other
  * CPython the plugin says so in one line and stays off. */
@@ -387,6 +389,21 @@ static int group(const struct py_thread *pt, int number, int *first, int *end)
 	return 1;
 }
 
+/* Leaves out of FRAME[0..N) the evaluation loop's native frames that no
+ * group replaced, and returns how many frames are left.  Such a frame has
+ * no Python frame of its own to show: a call just entered or about to
+ * leave (its frame not yet, or no longer, in the chain), or a chain that
+ * could not be read.  Its time is its caller's, as C code's is, and no
+ * context in any view is named after the interpreter's loop. */
+static int drop_unreplaced(struct culprit_frame *frame, int n)
+{
+	int kept = 0;
+	for (int i = 0; i < n; i++)
+		if (!is_eval(&frame[i]))
+			frame[kept++] = frame[i];
+	return kept;
+}
+
 static int logical_frames(struct culprit_frame *frame, int n, int cap,
 			  const struct culprit_frame *beyond, int nbeyond, int whole)
 {
@@ -406,7 +423,7 @@ static int logical_frames(struct culprit_frame *frame, int n, int cap,
 	pt->nw = 0;
 	pt->max = cap - n < WALK_MAX ? cap - n : WALK_MAX;
 	if (pt->max <= 0 || culprit_guarded(walk, pt) < 0 || !pt->nw)
-		return n;
+		return drop_unreplaced(frame, n);
 	/* Match evaluation loop calls to groups.  With the whole stack and
 	 * the whole chain, from the outermost: an innermost call just entered
 	 * or about to leave may have no group yet, and the calls past these
@@ -419,7 +436,7 @@ static int logical_frames(struct culprit_frame *frame, int n, int cap,
 		if (group(pt, e + shift, &first, &end))
 			total += end - first - 1;
 	if (total > cap)
-		return n;
+		return drop_unreplaced(frame, n);
 	/* From the outermost end, in place: every frame becomes one or more,
 	 * so what is written never overtakes what is still to be read. */
 	int out = total, e = evals - 1;
@@ -438,7 +455,7 @@ static int logical_frames(struct culprit_frame *frame, int n, int cap,
 				(uint8_t)(k == first ? exact : 0)
 			};
 	}
-	return total;
+	return drop_unreplaced(frame, total);
 }
 
 /* ---- set-up ------------------------------------------------------------- */
