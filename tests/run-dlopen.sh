@@ -35,4 +35,16 @@ note "dl churn: $samples samples, $unknown frames in no module"
 check "dl churn: fewer than 1 frame in 100 samples is outside every module" \
 	[ "$((unknown * 100))" -lt "$samples" ]
 
+# Two threads holding the loader's two locks while one is sampled
+# (tests/programs/loader_locks.c): the lock wrapper's first slow call,
+# inside a dl_iterate_phdr callback, must not look anything up (dlsym
+# takes the loader's lock); if it did, the thread in the constructor and
+# its sample handler's unwind would wait for each other forever.
+rc=0
+timeout 60 "$CULPRIT" run -q -e CPUTIME@f2000 -o locks "$PROGRAMS/loader_locks" "$PROGRAMS" \
+	> locks.txt 2>&1 || rc=$?
+check "loader locks: a constructor sampled while another thread iterates the modules ends, status 0 (it is $rc; 124: hung)" \
+	[ "$rc" = 0 ]
+check "loader locks: the program ran normally" grep -q "loader locks done" locks.txt
+
 done_testing
