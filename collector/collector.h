@@ -563,6 +563,12 @@ struct worker_counts {
 	uint32_t waiting[CULPRIT_IDLE_CAUSES];	/* in a runtime wait, by cause */
 	uint32_t nwaiting;
 };
+/* The idle threads at a moment of counts N (PENDING: tasks are queued):
+ * at most the CPUs the working threads leave free; *WORKING gets the
+ * working threads, SHARE each cause's part of the idle ones (fractions
+ * that add up to the result).  idle_share.c.  async-signal-safe */
+HIDDEN uint32_t idle_share(const struct worker_counts *n, int pending, uint32_t *working,
+			   double share[CULPRIT_IDLE_CAUSES]);
 /* The counts as they were at stamp AT (see culprit_stamp_at; 0: as they
  * are now), but for SELF (the sampled thread, or NULL), counted in its
  * state now.  async-signal-safe */

@@ -44,28 +44,20 @@ static uint64_t stopped_at(uint64_t when)
 
 
 /* Adds the idleness blamed on a sample of VALUE to its node's metrics M,
- * from the counts N of a working (or waiting, but running tasks) thread.
- * PENDING: whether tasks are queued (-1: not asked yet). */
+ * from the counts N of a working (or waiting, but running tasks) thread:
+ * the idle threads' share of the free CPUs (idle_share.c), over the
+ * working threads.  PENDING: whether tasks are queued (-1: not asked yet). */
 static void blame(double *m, uint64_t value, const struct worker_counts *n, int pending)
 {
 	if (n->nwaiting && pending < 0)
 		pending = plugins_tasks_pending();
-	uint32_t working = n->working + (pending > 0 ? n->nwaiting : 0);
-	if (working == 0)
+	uint32_t working;
+	double share[CULPRIT_IDLE_CAUSES];
+	if (!idle_share(n, pending, &working, share) || working == 0)
 		return;
-	/* Some causes count only for the CPUs the working threads leave
-	 * free (idle_causes.h: a join). */
-	uint32_t cpus = culprit_config.cpus;
-	uint32_t free_cpus = !cpus ? UINT32_MAX : working < cpus ? cpus - working : 0;
 	for (unsigned c = 0; c < CULPRIT_IDLE_CAUSES; c++) {
-		enum idle_blame how = idle_cause(c)->blame;
-		if (how == IDLE_BLAME_ELSEWHERE)
-			continue;	/* other processes' doing, not this one's */
-		uint32_t idle = n->idle[c] + (pending > 0 ? 0 : n->waiting[c]);
-		if (how == IDLE_BLAME_FREE_CPUS && idle > free_cpus)
-			idle = free_cpus;
 		/* The total is the sum of the parts, exactly. */
-		double b = (double)value * idle / working;
+		double b = (double)value * share[c] / working;
 		m[COL_IDLE_CAUSE + c] += b;
 		m[COL_IDLENESS] += b;
 	}

@@ -80,9 +80,10 @@ void trace_add(struct trace *tr, uint64_t now, int ev, uint64_t value, uint32_t 
 		tr->last_node = node;
 	}
 	if (n) {
-		uint32_t working = n->working + (pending > 0 ? n->nwaiting : 0), idle = 0;
-		for (int c = 0; c < CULPRIT_IDLE_CAUSES; c++)
-			idle += n->idle[c] + (pending > 0 ? 0 : n->waiting[c]);
+		/* The idle threads the sample's blame counted (idle_share.c). */
+		uint32_t working;
+		double share[CULPRIT_IDLE_CAUSES];
+		uint32_t idle = idle_share(n, pending, &working, share);
 		if (working != tr->last_working || idle != tr->last_idle) {
 			h |= MFILE_TRACE_HAS_COUNTS;
 			p += varint_put(p, working);

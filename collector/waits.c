@@ -71,7 +71,7 @@ int culprit_block_begin(struct culprit_block *w, enum culprit_block_kind kind,
 	    (unsigned)cause >= CULPRIT_IDLE_CAUSES ||
 	    atomic_load_explicit(&t->state, memory_order_relaxed) != THREAD_LIVE ||
 	    workers_state(t, NULL) != CULPRIT_WORKING ||
-	    (!workers_by_default(t) && idle_cause(cause)->blame != IDLE_BLAME_ELSEWHERE))
+	    (!workers_by_default(t) && idle_cause(cause)->claim != IDLE_CLAIM_ELSEWHERE))
 		return 0;
 	for (int i = 0; i < ncause_ranges; i++)
 		if ((uintptr_t)object - cause_range[i].lo < cause_range[i].size)

@@ -14,13 +14,15 @@
  *   STATE   its trace state in measurement files (mfile_format.h): 1 + the
  *           cause for the first seven, then past the measurement's 8
  *   MARK    its letter in the timelines (report --timeline, the viewer)
- *   BLAME   on whom a sample's idleness of the cause is blamed:
- *             ALL        the code the process's working threads ran
- *             FREE_CPUS  the same, for the CPUs the working threads leave
- *                        free only (a thread joining others loses nothing
- *                        while they occupy every CPU: doc/idleness.md)
- *             ELSEWHERE  nobody in this process: the wait is for other
- *                        processes (MPI ranks; report --by-rank weighs it)
+ *   CLAIM   how its waiting threads claim the CPUs the working threads
+ *           leave free, each counted once (collector/idle_share.c,
+ *           doc/idleness.md); the idleness is blamed on the code the
+ *           process's working threads ran:
+ *             FIRST      shared with the other FIRST causes, by threads
+ *             LAST       what the FIRST causes leave (a thread joining
+ *                        others would wait even were their waits gone)
+ *             ELSEWHERE  nothing: the wait is for other processes (MPI
+ *                        ranks; report --by-rank weighs it)
  *   SHOWN   whether summaries show it when it is 0: ALWAYS (OpenMP's
  *           causes: "no imbalance" is news) or IF_ANY
  *   LABEL   the summary's words for it
@@ -36,28 +38,28 @@
 #include <string.h>
 
 #define CULPRIT_IDLE_CAUSE_TABLE(X) \
-	X(SERIAL, "serial", 1, 's', ALL, ALWAYS, "serialization", \
+	X(SERIAL, "serial", 1, 's', FIRST, ALWAYS, "serialization", \
 	  "serial phase; parallelize it, or overlap it with parallel work", \
 	  "idleness while workers had no parallel work: serial code ran") \
-	X(BARRIER, "barrier", 2, 'b', ALL, ALWAYS, "imbalance at barriers", \
+	X(BARRIER, "barrier", 2, 'b', FIRST, ALWAYS, "imbalance at barriers", \
 	  "needs more parallelism; finer grain, so idle threads find work", \
 	  "idleness while workers waited at a barrier for the rest: load imbalance") \
-	X(LOCK, "lock", 3, 'l', ALL, ALWAYS, "synchronization (locks)", \
+	X(LOCK, "lock", 3, 'l', FIRST, ALWAYS, "synchronization (locks)", \
 	  "lock contention; shorter critical sections or finer locks", \
 	  "idleness while workers waited for a lock or critical section") \
-	X(TASKWAIT, "taskwait", 4, 't', ALL, ALWAYS, "waiting for child tasks", \
+	X(TASKWAIT, "taskwait", 4, 't', FIRST, ALWAYS, "waiting for child tasks", \
 	  "needs more parallelism; finer grain, so idle threads find work", \
 	  "idleness while workers waited for child tasks to finish") \
-	X(JOIN, "join", 5, 'j', FREE_CPUS, IF_ANY, "waiting for threads to end", \
+	X(JOIN, "join", 5, 'j', LAST, IF_ANY, "waiting for threads to end", \
 	  "threads wait; see report --waits", \
 	  "idleness while threads waited for other threads to end (pthread_join)") \
-	X(SLEEP, "sleep", 6, 'z', ALL, IF_ANY, "sleeping", \
+	X(SLEEP, "sleep", 6, 'z', FIRST, IF_ANY, "sleeping", \
 	  "threads wait; see report --waits", \
 	  "idleness while threads slept (nanosleep, usleep, sleep)") \
-	X(IO, "io", 7, 'i', ALL, IF_ANY, "blocked in I/O", \
+	X(IO, "io", 7, 'i', FIRST, IF_ANY, "blocked in I/O", \
 	  "threads wait; see report --waits", \
 	  "idleness while threads were blocked in I/O (culprit run --io-idle)") \
-	X(GIL, "gil", 9, 'g', ALL, IF_ANY, "waiting for the Python GIL", \
+	X(GIL, "gil", 9, 'g', FIRST, IF_ANY, "waiting for the Python GIL", \
 	  "threads wait; see report --waits", \
 	  "idleness while Python threads waited for the global interpreter lock: " \
 	  "blamed on the code that held it") \
@@ -75,10 +77,10 @@ enum culprit_idle_cause {
 	CULPRIT_IDLE_CAUSES
 };
 
-enum idle_blame {
-	IDLE_BLAME_ALL,
-	IDLE_BLAME_FREE_CPUS,
-	IDLE_BLAME_ELSEWHERE
+enum idle_claim {
+	IDLE_CLAIM_ELSEWHERE,
+	IDLE_CLAIM_FIRST,
+	IDLE_CLAIM_LAST
 };
 
 #define IDLE_SHOWN_ALWAYS 1
@@ -90,7 +92,7 @@ struct idle_cause {
 	const char *state;	/* "idle:serial" */
 	unsigned char trace_state;
 	char mark;
-	enum idle_blame blame;
+	enum idle_claim claim;
 	int shown_always;
 	const char *label;
 	const char *advice;
@@ -101,9 +103,9 @@ struct idle_cause {
 static inline const struct idle_cause *idle_cause(unsigned c)
 {
 	static const struct idle_cause causes[CULPRIT_IDLE_CAUSES] = {
-#define IDLE_CAUSE_ENTRY(id, name, state, mark, blame, shown, label, advice, desc) \
+#define IDLE_CAUSE_ENTRY(id, name, state, mark, claim, shown, label, advice, desc) \
 	[CULPRIT_IDLE_##id] = { name, "idleness:" name, "idle:" name, state, mark, \
-				IDLE_BLAME_##blame, IDLE_SHOWN_##shown, label, advice, desc },
+				IDLE_CLAIM_##claim, IDLE_SHOWN_##shown, label, advice, desc },
 		CULPRIT_IDLE_CAUSE_TABLE(IDLE_CAUSE_ENTRY)
 #undef IDLE_CAUSE_ENTRY
 	};

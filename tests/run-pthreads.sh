@@ -68,6 +68,29 @@ check "the mutex is diagnosed as contention at its site" \
 	grep -Eq "contention on mutex 0x[0-9a-f]+ at worker \(pt_waits.c:[0-9]+\)" diag.txt
 check "no diagnosis names libc" has_not diag.txt "^ *[0-9]+\." "^ *[0-9]+\. .*(libc|__futex|pthread_)"
 
+# Idleness is CPU capacity lost (tests/programs/pt_share.c, one worker
+# per CPU): main waiting on a condition variable while every CPU works
+# loses nothing, and the CPUs the fast workers leave free at a barrier,
+# while main joins them all, count once, for the barrier.  Three runs,
+# the median ratio of each.
+queue_r= bar_r= join_r=
+for run in 1 2 3; do
+	profile sh$run "$PROGRAMS/pt_share" > sh$run.out 2>&1
+	prof sh$run
+	w=$(awk '/^waited/ { print $3, $5 }' sh$run.out)
+	queue_r="$queue_r $(ratio "$(pm sh$run.db pool_work idleness)" "${w% *}")"
+	bar_r="$bar_r $(ratio "$(pm sh$run.db slow_work idleness:barrier)" "${w#* }")"
+	join_r="$join_r $(ratio "$(metric sh$run.db idleness:join)" "$(metric sh$run.db idleness:barrier)")"
+done
+median3() { printf '%s\n' "$@" | sort -g | sed -n 2p; }
+note "pt_share ($(sed -n 's/^workers //p' sh1.out) workers): pool_work's idleness / main's queue wait$queue_r; slow_work's barrier idleness / the fast workers' waits$bar_r; join / barrier idleness$join_r"
+check "a condition wait while every CPU works is no idleness: pool_work's under 10% of main's wait (median$queue_r)" \
+	below "$(median3 $queue_r)" 0.10
+check "the fast workers' barrier waits are slow_work's barrier idleness, within 10% (median$bar_r)" \
+	within "$(median3 $bar_r)" 1 0.10 0
+check "a free CPU counts once: main's join beside the barrier adds under 10% of it (median$join_r)" \
+	below "$(median3 $join_r)" 0.10
+
 # REALTIME: blocked time is idleness and the thread's own waiting, not work.
 profile_e rt REALTIME@1ms "$PROGRAMS/pt_waits" > rt.out 2>&1
 prof rt
