@@ -84,6 +84,27 @@ int culprit_block_begin(struct culprit_block *w, enum culprit_block_kind kind,
 	return 1;
 }
 
+/* async-signal-safe */
+int culprit_away_begin(void)
+{
+	struct culprit_thread *t = culprit_thread_self();
+	if (!t || !culprit_config.waits || culprit_measuring ||
+	    atomic_load_explicit(&t->state, memory_order_relaxed) != THREAD_LIVE ||
+	    !workers_by_default(t) || workers_state(t, NULL) != CULPRIT_WORKING)
+		return 0;
+	workers_set_keeping(t, CULPRIT_NOT_WORKER, 0);
+	return 1;
+}
+
+/* async-signal-safe */
+void culprit_away_end(void)
+{
+	struct culprit_thread *t = culprit_thread_self();
+	/* Unless a handler of the program's declared something meanwhile. */
+	if (t && workers_state(t, NULL) == CULPRIT_NOT_WORKER)
+		workers_set_keeping(t, CULPRIT_WORKING, 0);
+}
+
 /* The entry for W in T's table, made on first use; NULL when full. */
 static struct wait_site *site_of(struct culprit_thread *t, const struct culprit_block *w)
 {

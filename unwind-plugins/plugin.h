@@ -329,5 +329,12 @@ int culprit_block_begin(struct culprit_block *w, enum culprit_block_kind kind,
 		       enum culprit_idle_cause cause, const void *object, const void *site);
 /* The wait W ended: the thread works again, and the wait is counted. */
 void culprit_block_end(struct culprit_block *w);
+/* The calling thread, a worker by default (a plain pthread), waits off
+ * the CPU for something that is no idleness (poll without --io-idle):
+ * until culprit_away_end it is neither working nor idle, and holds no CPU
+ * in the count of free ones.  Returns whether it was working (only then
+ * call culprit_away_end).  async-signal-safe. */
+int culprit_away_begin(void);
+void culprit_away_end(void);
 
 #endif
