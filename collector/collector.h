@@ -548,6 +548,9 @@ HIDDEN void plugins_thread_end(void);
 HIDDEN void plugins_fork_child(void);
 /* Whether some plugin's runtime has tasks queued.  async-signal-safe. */
 HIDDEN int plugins_tasks_pending(void);
+/* A blocking wait's cause as the plugins see it (their wait_cause hooks). */
+HIDDEN enum culprit_idle_cause plugins_wait_cause(enum culprit_idle_cause cause, unsigned kind,
+					       const void *object);
 /* Whether a plugin taking part rewrites native frames into logical ones,
  * and the rewrite (plugin.h, logical_frames) of the thread's current
  * work's frames PATH[0..B): the frames after B move along.  WHOLE: the

@@ -97,6 +97,15 @@ int plugins_tasks_pending(void)
 	return 0;
 }
 
+enum culprit_idle_cause plugins_wait_cause(enum culprit_idle_cause cause, unsigned kind,
+				       const void *object)
+{
+	for (int i = 0; i < nactive; i++)
+		if (active[i]->wait_cause)
+			cause = active[i]->wait_cause(cause, kind, object);
+	return cause;
+}
+
 /* async-signal-safe */
 int plugins_rewrite(void)
 {

@@ -76,6 +76,9 @@ int culprit_block_begin(struct culprit_block *w, enum culprit_block_kind kind,
 	for (int i = 0; i < ncause_ranges; i++)
 		if ((uintptr_t)object - cause_range[i].lo < cause_range[i].size)
 			cause = cause_range[i].cause;
+	cause = plugins_wait_cause(cause, kind, object);
+	if ((unsigned)cause >= CULPRIT_IDLE_CAUSES)
+		return 0;
 	workers_set_keeping(t, CULPRIT_IDLE, cause);
 	w->site = (uintptr_t)site;
 	w->object = object;

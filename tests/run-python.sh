@@ -88,6 +88,12 @@ check "gil: a thread's Python frames are under the Python line that started it" 
 	sh -c "echo '$spinpath' | grep -q '<module> > .*py_gil.py:[0-9]* > Thread.start > .* > worker > .* > spin\$'"
 "$CULPRIT" report --summary gil.db > gil.txt
 check "report: the summary names the GIL" grep -q "waiting for the Python GIL" gil.txt
+# The main thread's Thread.join waits on a Python lock: a join (which the
+# free CPU goes to last), not lock contention.
+joinwait=$(sql gil.db "SELECT cause || ' ' || round(seconds, 2) FROM waits WHERE kind = 'semaphore'
+	ORDER BY seconds DESC LIMIT 1")
+check "gil: main's Thread.join is a join wait ($joinwait), and no lock idleness ($(root gil.db idleness:lock) s)" \
+	sh -c "[ '${joinwait%% *}' = join ] && [ \"\$(awk -v v='$(root gil.db idleness:lock)' 'BEGIN { print (v < 0.01) }')\" = 1 ]"
 # Three threads: two wait for the GIL while one runs, the main thread
 # waits to join them.  The diagnosis names the GIL.
 "$CULPRIT" run -q -o gil3 "$PY" "$S/py_gil.py" 1 3

@@ -37,7 +37,7 @@
 
 #include "idle_causes.h"
 
-#define CULPRIT_PLUGIN_ABI 7
+#define CULPRIT_PLUGIN_ABI 8
 
 /* One element of a path.  Native frames carry an address, which the core
  * maps to (module, offset) when it inserts the path; logical frames carry
@@ -245,6 +245,13 @@ struct culprit_plugin {
 	 * thread's first frame (else the stack goes on past them). */
 	int (*logical_frames)(struct culprit_frame *frame, int n, int cap,
 			      const struct culprit_frame *beyond, int nbeyond, int whole);
+
+	/* The calling thread is about to block in a wait of KIND on OBJECT
+	 * that its wrapper calls CAUSE: the plugin's better word for it from
+	 * what the thread runs (a Python lock that Thread.join waits on is a
+	 * join), or CAUSE.  Not in a sample handler. */
+	enum culprit_idle_cause (*wait_cause)(enum culprit_idle_cause cause, unsigned kind,
+					      const void *object);
 };
 
 #define CULPRIT_PLUGIN(ops)                                                  \

@@ -312,23 +312,31 @@ static uintptr_t thread_state(void)
 
 /* Reads the thread's Python frames into PT->w, innermost first (run by
  * culprit_guarded: a fault ends it, and PT->nw is then what was read). */
+/* The calling thread's innermost Python frame, or 0. */
+static uintptr_t current_frame(void)
+{
+	uintptr_t ts = thread_state();
+	if (ts && L->frame_in_tstate)
+		return load_ptr(ts + L->tstate_cframe);
+	uintptr_t cframe = ts ? load_ptr(ts + L->tstate_cframe) : 0;
+	return cframe ? load_ptr(cframe + L->cframe_current) : 0;
+}
+
+/* Whether frame F is an evaluation loop call's shim (3.12 on). */
+static int is_shim(uintptr_t f)
+{
+	return L->entry_by_owner && *(const uint8_t *)(f + L->frame_owner) == L->owner_cstack;
+}
+
 static void walk(void *arg)
 {
 	struct py_thread *pt = arg;
-	uintptr_t ts = thread_state();
-	uintptr_t f = 0;
-	if (ts && L->frame_in_tstate) {
-		f = load_ptr(ts + L->tstate_cframe);
-	} else if (ts) {
-		uintptr_t cframe = load_ptr(ts + L->tstate_cframe);
-		f = cframe ? load_ptr(cframe + L->cframe_current) : 0;
-	}
+	uintptr_t f = current_frame();
 	/* Bounded in steps too: shims are not kept, and a damaged chain
 	 * may loop. */
 	for (int steps = 0; f && pt->nw < pt->max && steps < 2 * WALK_MAX;
 	     f = load_ptr(f + L->frame_previous), steps++) {
-		if (L->entry_by_owner &&
-		    *(const uint8_t *)(f + L->frame_owner) == L->owner_cstack) {
+		if (is_shim(f)) {
 			/* An evaluation loop call's shim: the frame before
 			 * it was the call's outermost. */
 			if (pt->nw)
@@ -348,6 +356,90 @@ static void walk(void *arg)
 		pt->nw++;
 	}
 	pt->cut = f != 0;	/* the chain goes on past what was read */
+}
+
+/* ---- what a Python thread waits for ---------------------------------------- */
+
+/* Python's threads wait on Python locks (a semaphore each) for every
+ * reason: a Lock taken in two threads is contention, but Thread.join and
+ * a future's result wait for other threads to finish (a join), and a
+ * Condition (under Event, Queue, Barrier) for another thread to get
+ * somewhere (a barrier, as a pthreads condition variable).  The standard
+ * library's frames near the wait say which. */
+#define WAIT_FRAMES 8	/* innermost Python frames looked at */
+
+static const struct {
+	const char *file;	/* the module's file name ends so */
+	const char *qualname;
+	enum culprit_idle_cause cause;
+} stdlib_waits[] = {
+	{ "/threading.py", "Thread.join", CULPRIT_IDLE_JOIN },
+	{ "/threading.py", "Thread._wait_for_tstate_lock", CULPRIT_IDLE_JOIN },
+	{ "/concurrent/futures/_base.py", "Future.result", CULPRIT_IDLE_JOIN },
+	{ "/concurrent/futures/_base.py", "Future.exception", CULPRIT_IDLE_JOIN },
+	{ "/concurrent/futures/_base.py", "wait", CULPRIT_IDLE_JOIN },
+	{ "/concurrent/futures/_base.py", "as_completed", CULPRIT_IDLE_JOIN },
+	{ "/multiprocessing/pool.py", "ApplyResult.get", CULPRIT_IDLE_JOIN },
+	{ "/multiprocessing/pool.py", "ApplyResult.wait", CULPRIT_IDLE_JOIN },
+	{ "/threading.py", "Condition.wait", CULPRIT_IDLE_BARRIER },
+	{ "/threading.py", "Condition.wait_for", CULPRIT_IDLE_BARRIER },
+	{ "/threading.py", "Semaphore.acquire", CULPRIT_IDLE_BARRIER },
+};
+
+struct wait_probe {
+	enum culprit_idle_cause cause;
+};
+
+static int ends_with(const char *s, size_t n, const char *tail)
+{
+	size_t k = strlen(tail);
+	return n >= k && memcmp(s + n - k, tail, k) == 0;
+}
+
+/* Reads the innermost frames (run by culprit_guarded): the first one of
+ * the standard library's waits that is a join decides, else the first
+ * that is a condition. */
+static void probe_wait(void *arg)
+{
+	struct wait_probe *p = arg;
+	int condition = 0;
+	uintptr_t f = current_frame();
+	for (int k = 0; f && k < WAIT_FRAMES; f = load_ptr(f + L->frame_previous), k++) {
+		if (is_shim(f))
+			continue;
+		uintptr_t code = load_ptr(f + L->frame_code);
+		if (!code || load_ptr(code + L->ob_type) != code_type)
+			continue;
+		char name[64], file[STR_MAX];
+		size_t nlen = copy_str(load_ptr(code + L->code_qualname), name, sizeof name);
+		size_t flen = copy_str(load_ptr(code + L->code_filename), file, sizeof file);
+		for (size_t i = 0; i < sizeof stdlib_waits / sizeof *stdlib_waits; i++) {
+			if (strlen(stdlib_waits[i].qualname) != nlen ||
+			    memcmp(stdlib_waits[i].qualname, name, nlen) != 0 ||
+			    !ends_with(file, flen, stdlib_waits[i].file))
+				continue;
+			if (stdlib_waits[i].cause == CULPRIT_IDLE_JOIN) {
+				p->cause = CULPRIT_IDLE_JOIN;
+				return;
+			}
+			condition = 1;
+		}
+	}
+	if (condition)
+		p->cause = CULPRIT_IDLE_BARRIER;
+}
+
+static enum culprit_idle_cause py_wait_cause(enum culprit_idle_cause cause, unsigned kind,
+					     const void *object)
+{
+	(void)kind;
+	(void)object;
+	if (cause != CULPRIT_IDLE_LOCK || !py_self || !thread_state())
+		return cause;
+	struct wait_probe p = { cause };
+	if (culprit_guarded(probe_wait, &p) < 0)
+		return cause;
+	return p.cause;
 }
 
 /* ---- the rewrite ---------------------------------------------------------- */
@@ -641,5 +733,6 @@ static const struct culprit_plugin python_plugin = {
 	.thread_end = py_thread_end,
 	.fork_child = py_fork_child,
 	.logical_frames = logical_frames,
+	.wait_cause = py_wait_cause,
 };
 CULPRIT_PLUGIN(python_plugin);
