@@ -280,6 +280,7 @@ enum thread_counter {
 	CNT_THROTTLED,		/* signals passed over: the handler's time was over budget */
 	CNT_LOGICAL_FAULTS,	/* plugins' guarded reads that faulted (culprit_guarded) */
 	CNT_NAMES_LOST,		/* logical frames left unnamed: the thread's names were full */
+	CNT_DROP_OVERFLOW,	/* lost to a full signal queue: the kernel's SIGIO instead */
 	CNT_MAX
 };
 HIDDEN extern const char *const culprit_counter_names[CNT_MAX];

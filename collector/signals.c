@@ -102,6 +102,19 @@ static void terminating_handler(int sig, siginfo_t *info, void *uc)
 		culprit_unwind_fault(uc);	/* returns only if the fault was not ours */
 
 	struct sigaction *sa = &shadow[sig];
+	/* The kernel's plain SIGIO (SI_KERNEL), sent instead of a sample
+	 * source's real-time signal when the thread's signal queue is full
+	 * (a low RLIMIT_SIGPENDING, strace -f): a lost sample, which must not
+	 * end a program that never asked for SIGIO.  One that handles SIGIO
+	 * still gets it (SIGIO is no count: its handler expects spurious
+	 * ones). */
+	if (sig == SIGIO && info->si_code == SI_KERNEL && !is_handler(sa)) {
+		struct culprit_thread *t = culprit_thread_self();
+		if (t)
+			t->counter[CNT_DROP_OVERFLOW]++;
+		errno = saved;
+		return;
+	}
 	if (is_handler(sa)) {
 		call_program_handler(sig, info, uc, sa);
 		errno = saved;

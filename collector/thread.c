@@ -53,6 +53,7 @@ const char *const culprit_counter_names[CNT_MAX] = {
 	[CNT_THROTTLED] = "throttled",
 	[CNT_LOGICAL_FAULTS] = "logical:faults",
 	[CNT_NAMES_LOST] = "logical:names_lost",
+	[CNT_DROP_OVERFLOW] = "dropped:queue_full",
 };
 
 struct culprit_thread *culprit_thread_list(void)

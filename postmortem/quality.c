@@ -103,8 +103,9 @@ int quality_write(sqlite3 *db, uint64_t threads_expected, uint64_t threads_read)
 	if (!q->ins)
 		return -1;
 	double measured = counter(q, "measurement_samples");
-	double taken = counter(q, "samples") + counter(q, "idle_samples") + measured +
-		       counter(q, "dropped:tree_full") + counter(q, "dropped:busy");
+	double dropped = counter(q, "dropped:tree_full") + counter(q, "dropped:busy") +
+			 counter(q, "dropped:queue_full");
+	double taken = counter(q, "samples") + counter(q, "idle_samples") + measured + dropped;
 	double handler = counter(q, "collector:handler_ns") * 1e-9;
 
 	/* Culprit's own work: in its callbacks (sampled, the measurement
@@ -134,9 +135,9 @@ int quality_write(sqlite3 *db, uint64_t threads_expected, uint64_t threads_read)
 	    "no unwind information past some frame: build with -g, or with frame pointers");
 	put(q, QUALITY_TRUNCATED, counter(q, "unwind:truncated"), "samples", taken,
 	    "deeper than the depth limit: raise it (culprit run --max-depth)");
-	put(q, QUALITY_DROPPED, counter(q, "dropped:tree_full") + counter(q, "dropped:busy"),
-	    "samples", taken, "calling-context trees full (raise CULPRIT_MAX_NODES), or taken "
-	    "while culprit unwound");
+	put(q, QUALITY_DROPPED, dropped, "samples", taken,
+	    "calling-context trees full (raise CULPRIT_MAX_NODES), taken while culprit unwound, "
+	    "or lost to a full signal queue (ulimit -i; a tracer)");
 	double throttled = counter(q, "throttled");
 	put(q, QUALITY_THROTTLED, throttled, "samples", taken + throttled,
 	    "unwinding took over a quarter of the time (deep stacks): fewer samples, each "
