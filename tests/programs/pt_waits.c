@@ -7,14 +7,17 @@
  *   2. an imbalanced round ending at the same barrier;
  *   3. a contended mutex around a critical section;
  *   4. a pthread barrier after an imbalanced step;
- *   5. main joins a long worker;
+ *   5. main joins a long worker, which times its own CPU time ("longcpu":
+ *      the CPU capacity main's wait lost, beside a busy neighbour too);
  *   6. main launches one worker per CPU it may run on, and joins them: the
- *      CPUs are all busy meanwhile, so that wait is no loss.
+ *      CPUs are all busy meanwhile, so that wait is no loss (the workers
+ *      take the work in chunks, so that they end together).
  * Prints per kind the seconds waited (phase 6 apart, as "launch"), and the
  * process's CPU time.
  * usage: pt_waits [UNITS] */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <stdatomic.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -85,8 +88,25 @@ static void *worker(void *arg)
 }
 
 static __attribute__((noinline)) void long_work(void) { sink = work_units(6 * unit); }
-static void *long_worker(void *arg) { (void)arg; long_work(); return NULL; }
-static __attribute__((noinline)) void launched_work(void) { sink = work_units(4 * unit); }
+static double long_cpu;	/* long_work's CPU time: what main's join lost */
+static void *long_worker(void *arg)
+{
+	(void)arg;
+	double t0 = now(CLOCK_THREAD_CPUTIME_ID);
+	long_work();
+	long_cpu = now(CLOCK_THREAD_CPUTIME_ID) - t0;
+	return NULL;
+}
+
+/* Phase 6's work, 4 units a worker, in chunks the workers take in turn:
+ * they end together even when a busy neighbour slows one of them. */
+#define LAUNCH_CHUNKS 100
+static _Atomic long launch_next, launch_chunks;
+static __attribute__((noinline)) void launched_work(void)
+{
+	while (atomic_fetch_add(&launch_next, 1) < launch_chunks)
+		sink = work_units(4 * unit / LAUNCH_CHUNKS);
+}
 static void *launched(void *arg) { (void)arg; launched_work(); return NULL; }
 
 /* Phase 6: the seconds main waited for one worker per CPU. */
@@ -97,6 +117,7 @@ static double launch_and_join(void)
 	if (n > 64)
 		n = 64;
 	pthread_t t[64];
+	launch_chunks = (long)n * LAUNCH_CHUNKS;
 	for (int i = 0; i < n; i++)
 		pthread_create(&t[i], NULL, launched, NULL);
 	double j0 = now(CLOCK_MONOTONIC);
@@ -119,9 +140,10 @@ int main(int argc, char **argv)
 	pthread_join(lw, NULL);
 	double join = now(CLOCK_MONOTONIC) - j0;
 	double launch = launch_and_join();
-	printf("waited cv %.6f lock %.6f barrier %.6f join %.6f launch %.6f cpu %.6f\n",
+	printf("waited cv %.6f lock %.6f barrier %.6f join %.6f launch %.6f cpu %.6f longcpu %.6f\n",
 	       waited_cv[0] + waited_cv[1], waited_lock[0] + waited_lock[1],
-	       waited_pbar[0] + waited_pbar[1], join, launch, now(CLOCK_PROCESS_CPUTIME_ID));
+	       waited_pbar[0] + waited_pbar[1], join, launch, now(CLOCK_PROCESS_CPUTIME_ID),
+	       long_cpu);
 	printf("pt_waits done\n");
 	return 0;
 }
