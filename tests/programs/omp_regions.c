@@ -5,9 +5,11 @@
  * region; after each region the program adds up the idleness those
  * intervals say is due to region_work: the time other threads were not in
  * their share while at least one thread was in its own, the integral of
- * (threads - in_share) while in_share > 0.  That is culprit's definition
- * of idleness (doc/idleness.md) applied to region_work, so the idleness
- * culprit blames on region_work must match the printed figure.
+ * (threads - in_share) while in_share > 0, each idle thread losing what a
+ * working one gets of a CPU meanwhile (their CPU clocks say how much: all
+ * of it on a quiet machine, less beside a busy one).  That is culprit's
+ * definition of idleness (doc/idleness.md) applied to region_work, so the
+ * idleness culprit blames on region_work must match the printed figure.
  *
  * Thread 0 does HEAVY times the work of the others: HEAVY 1 is balanced.
  *
@@ -23,37 +25,59 @@
 #define MAX_THREADS 256
 
 volatile double sink;
-static double idleness, worked;
+static double idleness, wall_idleness, worked;
 
-static double now(void)
+static double clock_s(clockid_t clock)
 {
 	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(clock, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-static int by_time(const void *a, const void *b)
+static double now(void)
 {
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
+	return clock_s(CLOCK_MONOTONIC);
 }
 
-/* Adds the idleness the shares [START[i], END[i]) of N threads show. */
-static void account(int n, double *start, double *end)
+struct edge {
+	double at;
+	int thread, starts;
+};
+
+static int by_time(const void *a, const void *b)
 {
-	for (int i = 0; i < n; i++)
+	const struct edge *x = a, *y = b;
+	return (x->at > y->at) - (x->at < y->at);
+}
+
+/* Adds the idleness the shares [START[i], END[i]) of N threads show, on
+ * the wall clock (wall_idleness) and as CPU capacity (idleness): while
+ * some threads work and others have done their share, each idle thread
+ * loses what a working one gets of a CPU meanwhile, the working threads'
+ * mean CPU rate in their shares (CPU[i] / (END[i] - START[i])).  On a quiet
+ * machine the two are the same; beside a busy neighbour, preempted
+ * threads get less, and so does what the idle ones lose. */
+static void account(int n, const double *start, const double *end, const double *cpu)
+{
+	struct edge e[2 * MAX_THREADS];
+	double rate[MAX_THREADS];
+	for (int i = 0; i < n; i++) {
 		worked += end[i] - start[i];
-	qsort(start, (size_t)n, sizeof *start, by_time);
-	qsort(end, (size_t)n, sizeof *end, by_time);
-	int s = 0, e = 0, in = 0;
-	double t = 0;
-	while (s < n || e < n) {
-		int starts = s < n && (e >= n || start[s] <= end[e]);
-		double next = starts ? start[s++] : end[e++];
-		if (in > 0)
-			idleness += (n - in) * (next - t);
-		t = next;
-		in += starts ? 1 : -1;
+		rate[i] = end[i] > start[i] ? cpu[i] / (end[i] - start[i]) : 1;
+		e[2 * i] = (struct edge){ start[i], i, 1 };
+		e[2 * i + 1] = (struct edge){ end[i], i, 0 };
+	}
+	qsort(e, (size_t)(2 * n), sizeof *e, by_time);
+	int in = 0;
+	double t = 0, rates = 0;
+	for (int k = 0; k < 2 * n; k++) {
+		if (in > 0) {
+			wall_idleness += (n - in) * (e[k].at - t);
+			idleness += (n - in) * (e[k].at - t) * rates / in;
+		}
+		t = e[k].at;
+		in += e[k].starts ? 1 : -1;
+		rates += e[k].starts ? rate[e[k].thread] : -rate[e[k].thread];
 	}
 }
 
@@ -65,7 +89,7 @@ __attribute__((noinline)) void region_work(long units)
 __attribute__((noinline)) void regions(int count, long units, int heavy)
 {
 	for (int r = 0; r < count; r++) {
-		double start[MAX_THREADS], end[MAX_THREADS];
+		double start[MAX_THREADS], end[MAX_THREADS], cpu[MAX_THREADS];
 		int n = 1;
 #pragma omp parallel
 		{
@@ -73,12 +97,14 @@ __attribute__((noinline)) void regions(int count, long units, int heavy)
 			if (id == 0)
 				n = omp_get_num_threads();
 			if (id < MAX_THREADS) {
+				double c0 = clock_s(CLOCK_THREAD_CPUTIME_ID);
 				start[id] = now();
 				region_work(id == 0 ? units * heavy : units);
 				end[id] = now();
+				cpu[id] = clock_s(CLOCK_THREAD_CPUTIME_ID) - c0;
 			}
 		}
-		account(n < MAX_THREADS ? n : MAX_THREADS, start, end);
+		account(n < MAX_THREADS ? n : MAX_THREADS, start, end, cpu);
 	}
 }
 
@@ -91,7 +117,8 @@ int main(int argc, char **argv)
 
 	regions(count, units, heavy);
 	double wall = now() - t0;
-	printf("omp_regions: %d regions of %.1f us: idleness %.6f s, work %.6f s\n", count,
-	       wall / count * 1e6, idleness, worked);
+	printf("omp_regions: %d regions of %.1f us: idleness %.6f s, work %.6f s, "
+	       "on the wall clock %.6f s\n", count, wall / count * 1e6, idleness, worked,
+	       wall_idleness);
 	return 0;
 }
