@@ -65,9 +65,13 @@ for cc in $compilers; do
 	hbar=$(pm $db heavy idleness:barrier)
 	note "$cc heavy: work $hwork s, idleness $hidle s (barrier $hbar s); light: work $(pm $db light work) s, idleness $(pm $db light idleness) s"
 	# One thread runs the light half (W), the other the heavy half (3W)
-	# and works alone for 2W of it: idleness 2W on work 3W.
-	check "$cc imbalance: heavy iterations carry idleness 2/3 of their work, within 0.08" \
-		near "$(ratio "$hidle" "$hwork")" 0.667 0.08
+	# and works alone for 2W of it: idleness 2W on work 3W on a quiet
+	# machine.  The program's clocks say what it was (beside a busy
+	# neighbour the halves get unequal CPU shares): the heavy thread's CPU
+	# time alone, which culprit's idleness is, within 12%.
+	truth=$(awk '/^idle/ { s += $3 } END { print s }' im-$cc.out)
+	check "$cc imbalance: heavy iterations carry the idleness the program timed ($hidle s against $truth s), within 12%" \
+		within "$hidle" "$truth" 0.12 0
 	check "$cc imbalance: as idleness:barrier" at_least "$(ratio "$hbar" "$hidle")" 0.95
 	check "$cc imbalance: light iterations carry almost none" \
 		below "$(ratio "$(pm $db light idleness)" "$(pm $db light work)")" 0.05
@@ -77,9 +81,12 @@ for cc in $compilers; do
 	check "$cc imbalance: ... and for every thread" \
 		[ "$(derived_wrong $db context_thread_metrics)" = 0 ]
 	for region in loop_in_region parallel_loop; do
-		# Idleness 2W on work 4W in each kind of barrier.
-		check "$cc imbalance: $region's idleness is half its work, within 0.07" \
-			near "$(ratio "$(pm $db $region idleness)" "$(pm $db $region work)")" 0.5 0.07
+		# Idleness 2W on work 4W in each kind of barrier, quietly: what
+		# the program timed in each, against its work in the halves.
+		said_r=$(awk -v r=$region '$1 == "idle" && $2 == r { printf "%.3f", $3 / $5 }' im-$cc.out)
+		got_r=$(ratio "$(pm $db $region idleness)" "$(pm $db $region work)")
+		check "$cc imbalance: $region's idleness over its work is what the program timed ($got_r against $said_r), within 0.07" \
+			near "$got_r" "${said_r:-0}" 0.07
 	done
 
 	# ---- waiting for a lock ----------------------------------------------------
