@@ -186,6 +186,56 @@ static int put_threads(const struct report *r, struct rows *w)
 	return 0;
 }
 
+/* An MPI run's waiting: the ranks' threads' own time in blocking MPI
+ * calls, for other ranks.  It is no idleness of this process's (nothing
+ * here is blamed for it, idle_causes.h), so the effort above leaves it
+ * out; but it is often most of what keeps an MPI program from scaling. */
+static int put_mpi(const struct report *r, struct rows *w)
+{
+	struct dbr_rank *k;
+	size_t nk;
+	if (dbr_ranks(r->db, r->ch.event, &k, &nk) < 0)
+		return msg_error("%s", dbr_error(r->db));
+	double wait = 0, own = 0, lo = 0, hi = 0;
+	for (size_t i = 0; i < nk; i++) {
+		double mine = k[i].work + k[i].waited;
+		double share = mine > 0 ? 100 * k[i].mpi_wait / mine : 0;
+		wait += k[i].mpi_wait;
+		own += mine;
+		lo = i == 0 || share < lo ? share : lo;
+		hi = i == 0 || share > hi ? share : hi;
+		if (r->machine) {
+			char rank[32];
+			snprintf(rank, sizeof rank, "rank %d", k[i].rank);
+			cell_none(w);
+			cell_text(w, rank);
+			cell_text(w, "mpi");
+			cell_text(w, "waited:mpi");
+			cell_text(w, idle_cause(CULPRIT_IDLE_MPI)->label);
+			cell_real(w, k[i].mpi_wait);
+			cell_real(w, share);
+			rows_end_row(w);
+		}
+	}
+	if (nk && r->machine) {
+		cell_none(w);
+		cell_none(w);
+		cell_text(w, "mpi");
+		cell_text(w, "waited:mpi");
+		cell_text(w, idle_cause(CULPRIT_IDLE_MPI)->label);
+		cell_real(w, wait);
+		cell_real(w, own > 0 ? 100 * wait / own : 0);
+		rows_end_row(w);
+	} else if (nk) {
+		printf("MPI: %zu ranks; their threads waited %s %s in MPI calls for other ranks, "
+		       "%.1f%% of\ntheir own time (%.1f%% to %.1f%% a rank; report --by-rank: "
+		       "which frames made them wait)\n\n", nk, amount(r->ch.unit, wait), r->ch.unit,
+		       own > 0 ? 100 * wait / own : 0, lo, hi);
+	}
+	dbr_ranks_free(k, nk);
+	return 0;
+}
+
 /* The processes that did not end by exit or exec: a crash is the first
  * thing to know about a profile of one. */
 static int put_ends(const struct report *r, struct rows *w)
@@ -241,8 +291,8 @@ int report_summary(const struct report *r)
 		       amount(r->ch.unit, r->ch.base), r->ch.unit);
 		printf("%-12s %-40s %12s %7s\n", "category", "part", r->ch.unit, "%");
 	}
-	if (put_totals(r, &w) < 0 || put_threads(r, &w) < 0 || put_quality(r, &w) < 0 ||
-	    put_ends(r, &w) < 0)
+	if (put_totals(r, &w) < 0 || put_mpi(r, &w) < 0 || put_threads(r, &w) < 0 ||
+	    put_quality(r, &w) < 0 || put_ends(r, &w) < 0)
 		return -1;
 	if (r->machine)
 		rows_end(&w);
