@@ -315,7 +315,7 @@ struct culprit_thread {
 	uint64_t wakeups;		/* samples taken; lets sleeps restart */
 	uintptr_t sample_pc;		/* in its handler: where it interrupted */
 	int64_t handler_credit_ns;	/* handler time it may still take (throttle) */
-	uint64_t handler_seen_ns;	/* monotonic: its handler's last start */
+	uint64_t handler_seen_ns;	/* its CPU time at its handler's last start */
 	void *altstack;			/* our sigaltstack, if we made one */
 	/* Scratch for the sample path, mapped per thread slot and kept with
 	 * it; it grows as deep stacks need (scratch_reserve). */
