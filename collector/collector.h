@@ -311,6 +311,9 @@ struct culprit_thread {
 	struct task_table *tasks;	/* its tasks by type (tasks.c); kept with the slot */
 	struct name_table *names;	/* its logical frames' names (names.c); kept */
 	volatile sig_atomic_t in_unwind;	/* a fault now is ours to catch */
+	/* Inside glibc's dl_iterate_phdr, called by us or by the program:
+	 * the thread holds the loader's list lock (loadmap.c, unwind.c). */
+	volatile sig_atomic_t in_loader_list;
 	sigjmp_buf unwind_jmp;		/* where a fault in the unwinder lands */
 	uint64_t wakeups;		/* samples taken; lets sleeps restart */
 	uintptr_t sample_pc;		/* in its handler: where it interrupted */

@@ -353,13 +353,29 @@ static void unlock_writer(void)
 	atomic_flag_clear_explicit(&writer, memory_order_release);
 }
 
+/* glibc's dl_iterate_phdr, with the calling thread marked as holding the
+ * loader's list lock meanwhile: a sample then must not unwind with
+ * libunwind (unwind.c says why).  async-signal-safe when called from a
+ * handler that did not interrupt libc or the loader. */
+static int iterate_locked(iterate_fn *real, int (*cb)(struct dl_phdr_info *, size_t, void *),
+			  void *data)
+{
+	struct culprit_thread *t = culprit_thread_self();
+	if (t)
+		t->in_loader_list++;
+	int rc = real(cb, data);
+	if (t)
+		t->in_loader_list--;
+	return rc;
+}
+
 /* async-signal-safe */
 void loadmap_refresh(int from_signal)
 {
 	if (!modules || !lock_writer(from_signal))
 		return;
 	struct scan sc = { 0, 0, 0, 1 };
-	real_iterate(scan_cb, &sc);
+	iterate_locked(real_iterate, scan_cb, &sc);
 	if (sc.adds == last_adds && sc.subs == last_subs) {
 		unlock_writer();
 		return;
@@ -368,7 +384,7 @@ void loadmap_refresh(int from_signal)
 	for (uint32_t i = 0; i < count; i++)
 		modules[i].seen = 0;
 	sc = (struct scan){ 0, 0, 0, 0 };
-	real_iterate(scan_cb, &sc);
+	iterate_locked(real_iterate, scan_cb, &sc);
 	int gone = 0;
 	count = atomic_load(&nmodules);
 	for (uint32_t i = 0; i < count; i++) {
@@ -424,7 +440,7 @@ EXPORT int dl_iterate_phdr(int (*cb)(struct dl_phdr_info *, size_t, void *), voi
 	if (t && t->sample_pc && loadmap_may_hold_loader_lock(t->sample_pc))
 		return iterate_records(cb, data);
 	iterate_fn *real = real_iterate ? real_iterate : (iterate_fn *)culprit_real("dl_iterate_phdr");
-	return real ? real(cb, data) : 0;
+	return real ? iterate_locked(real, cb, data) : 0;
 }
 
 int loadmap_init(void)

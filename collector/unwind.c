@@ -45,8 +45,11 @@ static atomic_int unwinder_setup;
 
 void culprit_unwind_process_init(void)
 {
-	/* The global cache takes a lock with signals blocked on every step;
-	 * per-thread caches need neither. */
+	/* Per-thread caches take no lock, where libunwind is built with them;
+	 * Debian's is not, and makes this the global cache, whose lock is
+	 * held across dl_iterate_phdr (see culprit_unwind).  Without a cache
+	 * (UNW_CACHE_NONE) no lock is taken, but unw_backtrace's fast path
+	 * gives up: a sample of a recursion cost 30 times more. */
 	atomic_fetch_add(&unwinder_setup, 1);
 	unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
 	atomic_fetch_sub(&unwinder_setup, 1);
@@ -209,6 +212,20 @@ enum unwind_status culprit_unwind(struct culprit_thread *t, const void *ucv,
 	uintptr_t pc = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
 	int limit = ctx && FIRST_LOOK + SKIP_MAX < (int)t->scratch_cap ? FIRST_LOOK + SKIP_MAX
 									: (int)t->scratch_cap;
+	/* Inside dl_iterate_phdr the thread holds the loader's list lock.
+	 * libunwind's register-state cache (global in Debian's build, which
+	 * makes UNW_CACHE_PER_THREAD global) holds its lock while it calls
+	 * dl_iterate_phdr: a thread doing so would wait for this one, and
+	 * this handler for its cache lock, forever (an MPI rank dlclosing a
+	 * component in MPI_Init while a new thread unwound).  The sample
+	 * keeps the frame it interrupted. */
+	if (t->in_loader_list) {
+		path->frame = t->frame;
+		path->max = (int)t->scratch_cap;
+		path->frame[0] = (struct culprit_frame){ pc, 0, MFILE_NODE_FRAME, MFILE_NODE_EXACT };
+		path->n = 1;
+		return UNWIND_PARTIAL;
+	}
 	for (;;) {
 		int faulted;
 		int n = backtrace_guarded(t, limit, &faulted);

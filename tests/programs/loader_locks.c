@@ -13,12 +13,20 @@
  * takes the loader's lock), the iterator would wait for the opener and
  * the opener's handler for the iterator, forever.  Main lets the mutex go
  * after a while; the program ends, printing "loader locks done".
- * usage: loader_locks DIR (where libslow_init.so is) */
+ *
+ * With "iterate": one thread works inside dl_iterate_phdr callbacks (the
+ * loader's list lock held, and sampled there) while main starts short
+ * threads one after another, each of whose first unwinds in libunwind
+ * takes its register-state cache's lock and calls dl_iterate_phdr.  A
+ * sample handler that unwound inside the callbacks would wait for that
+ * lock, and its holder for the list lock.  Prints "loader locks done".
+ * usage: loader_locks DIR (where libslow_init.so is) | loader_locks iterate */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <link.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <string.h>
 #include <time.h>
 
 volatile double sink;
@@ -66,10 +74,60 @@ static void *iterator(void *arg)
 	return NULL;
 }
 
+static volatile int iterating = 1;
+
+/* Works in each module's callback, 0.2 ms a module. */
+__attribute__((noinline)) int work_in_callback(struct dl_phdr_info *info, size_t size, void *data)
+{
+	(void)info;
+	(void)size;
+	(void)data;
+	struct timespec t0, t;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		sink += 1e-9;
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) < 200000);
+	return 0;
+}
+
+static void *iterate_long(void *arg)
+{
+	(void)arg;
+	while (iterating)
+		dl_iterate_phdr(work_in_callback, NULL);
+	return NULL;
+}
+
+static void *short_life(void *arg)
+{
+	return arg;
+}
+
+/* Two seconds of threads starting beside a thread inside the callbacks. */
+static int iterate_mode(void)
+{
+	pthread_t it, s;
+	struct timespec t0, t;
+	pthread_create(&it, NULL, iterate_long, NULL);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		pthread_create(&s, NULL, short_life, NULL);
+		pthread_join(s, NULL);
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while (t.tv_sec - t0.tv_sec < 2);
+	iterating = 0;
+	pthread_join(it, NULL);
+	printf("loader locks done\n");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	pthread_t o, i;
 	void *failed = NULL;
+	if (argc == 2 && strcmp(argv[1], "iterate") == 0)
+		return iterate_mode();
 	if (argc != 2) {
 		fprintf(stderr, "usage: loader_locks DIR\n");
 		return 2;
