@@ -278,17 +278,21 @@ static uint8_t judge(const struct part *p, double total, const struct diag_thres
 	if (p->effort <= 0 || waste(p) / total < th->share)
 		return DIAG_NONE;
 	int hi = p->idle / p->effort >= th->idleness, ho = p->ovh / p->effort >= th->overhead;
+	/* Others waited mostly for the GIL: that is the news, whatever the
+	 * interpreter's own share (CPython's code counts as a runtime's, some
+	 * 10% of pure Python's effort, near the overhead threshold now that a
+	 * free CPU counts once). */
+	if (hi && p->gil > 0.5 * p->idle)
+		return DIAG_GIL;
 	if (hi && ho)
 		return DIAG_INEFFICIENT;
 	if (ho)
 		return DIAG_TOO_FINE;
 	if (!hi)
 		return DIAG_NONE;
-	/* Others waited mostly for locks while it ran, or for the GIL. */
+	/* Others waited mostly for locks while it ran. */
 	if (p->lock > 0.5 * p->idle)
 		return DIAG_CONTENTION;
-	if (p->gil > 0.5 * p->idle)
-		return DIAG_GIL;
 	/* The cause that dominates: workers with no parallel work at all
 	 * (serial code ran), or, for code only first threads ran, also
 	 * workers waiting for it to get somewhere (an OpenMP single, the

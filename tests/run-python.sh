@@ -99,6 +99,7 @@ check "gil: main's Thread.join is a join wait ($joinwait), and no lock idleness 
 "$CULPRIT" run -q -o gil3 "$PY" "$S/py_gil.py" 1 3
 prof gil3
 "$CULPRIT" report --diagnose gil3.db > diag.txt
+note "gil3: $(grep -E '^ *1\. ' diag.txt); idleness by cause: $(sql gil3.db "SELECT group_concat(metric || ' ' || round(total, 3), ', ') FROM metrics WHERE event = 'cputime' AND metric LIKE 'idleness:%' AND total > 0")"
 check "report --diagnose: spin is GIL-bound" grep -q '^ 1\. GIL-bound: spin ' diag.txt
 # Wall-clock samples see the waiting thread: the timeline marks its waits.
 "$CULPRIT" run -q -e REALTIME@2ms -o gilw "$PY" "$S/py_gil.py" 1
