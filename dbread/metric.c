@@ -80,8 +80,10 @@ int dbr_choose(struct dbr *r, const char *event, const char *metric, struct dbr_
 	out->metric = xstrdup(metric ? metric : MET_WORK);
 	sqlite3_stmt *s = dbr_prepare(r, "SELECT unit, total FROM " TBL_METRICS
 				      " WHERE event = ? AND metric = ?");
-	if (!s)
+	if (!s) {
+		dbr_choice_free(out);	/* a failed choice holds nothing */
 		return -1;
+	}
 	sqlite3_bind_text(s, 1, out->event, -1, SQLITE_STATIC);
 	sqlite3_bind_text(s, 2, out->metric, -1, SQLITE_STATIC);
 	int found = sqlite3_step(s) == SQLITE_ROW;
@@ -96,6 +98,7 @@ int dbr_choose(struct dbr *r, const char *event, const char *metric, struct dbr_
 		dbr_fail(r, "%s has no metric '%s' for event '%s'; it has: %s", r->path, out->metric,
 			 out->event, ms);
 		free(ms);
+		dbr_choice_free(out);
 		return -1;
 	}
 	if (!out->unit)
