@@ -196,13 +196,17 @@ static inline struct cct_node *cct_node(const struct cct *c, uint32_t id)
 
 /* ---- the trace (trace.c) ------------------------------------------------ */
 
+/* The working threads and the idle ones a sample's blame counted
+ * (idle_share.c). */
+struct idle_moment {
+	uint32_t working, idle;
+};
 /* Appends a sample of event EV taken at NOW (CLOCK_MONOTONIC): its VALUE,
  * its NODE (ignored for idle states), the thread's STATE (enum
- * mfile_trace_state) and, if N, the workers' counts as blame() reads them
- * (PENDING as there).  async-signal-safe. */
-struct worker_counts;
+ * mfile_trace_state) and, if M, the counts its blame used.
+ * async-signal-safe. */
 HIDDEN void trace_add(struct trace *tr, uint64_t now, int ev, uint64_t value, uint32_t node,
-		      unsigned state, const struct worker_counts *n, int pending);
+		      unsigned state, const struct idle_moment *m);
 struct mfile_writer;
 /* The TRAC section, if anything was traced.  async-signal-safe. */
 HIDDEN void trace_write(struct mfile_writer *w, const struct trace *tr);

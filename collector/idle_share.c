@@ -31,6 +31,8 @@ uint32_t idle_share(const struct worker_counts *n, int pending, uint32_t *workin
 	*working = busy;
 	for (int c = 0; c < CULPRIT_IDLE_CAUSES; c++)
 		share[c] = 0;
+	if (!busy)
+		return 0;	/* nobody to blame */
 	for (int claim = IDLE_CLAIM_FIRST; claim <= IDLE_CLAIM_LAST; claim++) {
 		uint32_t waiting = 0, wait[CULPRIT_IDLE_CAUSES];
 		for (int c = 0; c < CULPRIT_IDLE_CAUSES; c++) {

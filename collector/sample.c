@@ -44,18 +44,12 @@ static uint64_t stopped_at(uint64_t when)
 }
 
 
-/* Adds the idleness blamed on a sample of VALUE to its node's metrics M,
- * from the counts N of a working (or waiting, but running tasks) thread:
- * the idle threads' share of the free CPUs (idle_share.c), over the
- * working threads.  PENDING: whether tasks are queued (-1: not asked yet). */
-static void blame(double *m, uint64_t value, const struct worker_counts *n, int pending)
+/* Adds the idleness blamed on a sample of VALUE to its node's metrics M:
+ * each cause's SHARE of the idle threads (idle_share.c), over the
+ * WORKING threads (at least one: idle_share counts none idle without). */
+static void blame(double *m, uint64_t value, uint32_t working,
+		  const double share[CULPRIT_IDLE_CAUSES])
 {
-	if (n->nwaiting && pending < 0)
-		pending = plugins_tasks_pending();
-	uint32_t working;
-	double share[CULPRIT_IDLE_CAUSES];
-	if (!idle_share(n, pending, &working, share) || working == 0)
-		return;
 	for (unsigned c = 0; c < CULPRIT_IDLE_CAUSES; c++) {
 		/* The total is the sum of the parts, exactly. */
 		double b = (double)value * share[c] / working;
@@ -82,7 +76,7 @@ static void record(struct culprit_thread *t, const ucontext_t *uc, int ev, uint6
 			cct_node(&t->cct, leaf)->metric[ev * COLS_PER_EVENT + COL_MEASUREMENT] +=
 				(double)value;
 			t->counter[CNT_MEASUREMENT]++;
-			trace_add(tr, now, ev, value, leaf, MFILE_TRACE_MEASUREMENT, NULL, 0);
+			trace_add(tr, now, ev, value, leaf, MFILE_TRACE_MEASUREMENT, NULL);
 		}
 		return;
 	}
@@ -103,7 +97,7 @@ static void record(struct culprit_thread *t, const ucontext_t *uc, int ev, uint6
 			t->idle_cause_value[ev][cause] += (double)value;
 		/* The timeline still shows it idle, and why. */
 		trace_add(tr, now, ev, value, 0,
-			  mfile_trace_idle_state(cause < CULPRIT_IDLE_CAUSES ? cause : 0), NULL, 0);
+			  mfile_trace_idle_state(cause < CULPRIT_IDLE_CAUSES ? cause : 0), NULL);
 		return;
 	}
 	/* The other workers as they were when the sample was taken, before
@@ -121,10 +115,18 @@ static void record(struct culprit_thread *t, const ucontext_t *uc, int ev, uint6
 	double *m = cct_node(&t->cct, leaf)->metric + ev * COLS_PER_EVENT;
 	m[COL_SAMPLES] += 1;
 	m[COL_WORK] += (double)value;
-	if (worker)
-		blame(m, value, &n, pending);
+	struct idle_moment moment;
+	if (worker) {
+		/* Once, for the metrics and the trace alike. */
+		double share[CULPRIT_IDLE_CAUSES];
+		if (n.nwaiting && pending < 0)
+			pending = plugins_tasks_pending();
+		moment.idle = idle_share(&n, pending, &moment.working, share);
+		if (moment.idle)	/* then some thread works: this one */
+			blame(m, value, moment.working, share);
+	}
 	t->counter[CNT_SAMPLES]++;
-	trace_add(tr, now, ev, value, leaf, MFILE_TRACE_WORK, worker ? &n : NULL, pending);
+	trace_add(tr, now, ev, value, leaf, MFILE_TRACE_WORK, worker ? &moment : NULL);
 }
 
 /* The most of a thread's time its sample handler may take, in percent,

@@ -51,7 +51,7 @@ static int reserve(struct trace *tr)
 }
 
 void trace_add(struct trace *tr, uint64_t now, int ev, uint64_t value, uint32_t node,
-	       unsigned state, const struct worker_counts *n, int pending)
+	       unsigned state, const struct idle_moment *m)
 {
 	if (!culprit_config.trace_bytes)
 		return;
@@ -79,18 +79,12 @@ void trace_add(struct trace *tr, uint64_t now, int ev, uint64_t value, uint32_t 
 		p += varint_put(p, zigzag((int64_t)node - (int64_t)tr->last_node));
 		tr->last_node = node;
 	}
-	if (n) {
-		/* The idle threads the sample's blame counted (idle_share.c). */
-		uint32_t working;
-		double share[CULPRIT_IDLE_CAUSES];
-		uint32_t idle = idle_share(n, pending, &working, share);
-		if (working != tr->last_working || idle != tr->last_idle) {
-			h |= MFILE_TRACE_HAS_COUNTS;
-			p += varint_put(p, working);
-			p += varint_put(p, idle);
-			tr->last_working = working;
-			tr->last_idle = idle;
-		}
+	if (m && (m->working != tr->last_working || m->idle != tr->last_idle)) {
+		h |= MFILE_TRACE_HAS_COUNTS;
+		p += varint_put(p, m->working);
+		p += varint_put(p, m->idle);
+		tr->last_working = m->working;
+		tr->last_idle = m->idle;
 	}
 	*head = (unsigned char)h;
 	tr->len = (size_t)(p - tr->buf);
