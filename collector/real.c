@@ -17,6 +17,12 @@ void *culprit_real(const char *name)
 
 void culprit_real_init(void)
 {
+	/* Once: a call the C library lacks stays NULL, and asking again would
+	 * take the loader's lock where real.h says it must not be waited for. */
+	static int looked_up;
+	if (looked_up)
+		return;
+	looked_up = 1;
 #define LOOK_UP(fn) real_##fn = (__typeof__(fn) *)culprit_real(#fn);
 	CULPRIT_REAL_CALLS(LOOK_UP)
 }

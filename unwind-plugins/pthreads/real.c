@@ -9,6 +9,12 @@ PTHREADS_REAL_CALLS(DEFINE, DEFINE_V)
 
 void pthreads_real_init(void)
 {
+	/* Once: a call the C library lacks stays NULL, and asking again would
+	 * take the loader's lock where real.h says it must not be waited for. */
+	static int looked_up;
+	if (looked_up)
+		return;
+	looked_up = 1;
 #define LOOK_UP(fn) real_##fn = (__typeof__(fn) *)dlsym(RTLD_NEXT, #fn);
 #define LOOK_UP_V(fn, version)                                                 \
 	real_##fn = (__typeof__(fn) *)dlvsym(RTLD_NEXT, #fn, version);         \
