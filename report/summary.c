@@ -186,6 +186,22 @@ static int put_threads(const struct report *r, struct rows *w)
 	return 0;
 }
 
+/* A machine-readable row of MPI waiting: a rank's (WHO) or, NULL, all. */
+static void mpi_row(struct rows *w, const char *who, double seconds, double percent)
+{
+	cell_none(w);
+	if (who)
+		cell_text(w, who);
+	else
+		cell_none(w);
+	cell_text(w, "mpi");
+	cell_text(w, "waited:mpi");
+	cell_text(w, idle_cause(CULPRIT_IDLE_MPI)->label);
+	cell_real(w, seconds);
+	cell_real(w, percent);
+	rows_end_row(w);
+}
+
 /* An MPI run's waiting: the ranks' threads' own time in blocking MPI
  * calls, for other ranks.  It is no idleness of this process's (nothing
  * here is blamed for it, idle_causes.h), so the effort above leaves it
@@ -207,25 +223,11 @@ static int put_mpi(const struct report *r, struct rows *w)
 		if (r->machine) {
 			char rank[32];
 			snprintf(rank, sizeof rank, "rank %d", k[i].rank);
-			cell_none(w);
-			cell_text(w, rank);
-			cell_text(w, "mpi");
-			cell_text(w, "waited:mpi");
-			cell_text(w, idle_cause(CULPRIT_IDLE_MPI)->label);
-			cell_real(w, k[i].mpi_wait);
-			cell_real(w, share);
-			rows_end_row(w);
+			mpi_row(w, rank, k[i].mpi_wait, share);
 		}
 	}
 	if (nk && r->machine) {
-		cell_none(w);
-		cell_none(w);
-		cell_text(w, "mpi");
-		cell_text(w, "waited:mpi");
-		cell_text(w, idle_cause(CULPRIT_IDLE_MPI)->label);
-		cell_real(w, wait);
-		cell_real(w, own > 0 ? 100 * wait / own : 0);
-		rows_end_row(w);
+		mpi_row(w, NULL, wait, own > 0 ? 100 * wait / own : 0);
 	} else if (nk) {
 		printf("MPI: %zu ranks; their threads waited %s %s in MPI calls for other ranks, "
 		       "%.1f%% of\ntheir own time (%.1f%% to %.1f%% a rank; report --by-rank: "
