@@ -76,7 +76,15 @@ int culprit_block_begin(struct culprit_block *w, enum culprit_block_kind kind,
 	for (int i = 0; i < ncause_ranges; i++)
 		if ((uintptr_t)object - cause_range[i].lo < cause_range[i].size)
 			cause = cause_range[i].cause;
-	cause = plugins_wait_cause(cause, kind, object);
+	/* A plugin may read its runtime's memory under the fault guard,
+	 * which a sample's own guarded unwind must not meet: no sample
+	 * meanwhile, as for a capture (capture.c). */
+	int expected = THREAD_LIVE;
+	if (atomic_compare_exchange_strong(&t->state, &expected, THREAD_BUSY)) {
+		cause = plugins_wait_cause(cause, kind, object);
+		expected = THREAD_BUSY;
+		atomic_compare_exchange_strong(&t->state, &expected, THREAD_LIVE);
+	}
 	if ((unsigned)cause >= CULPRIT_IDLE_CAUSES)
 		return 0;
 	workers_set_keeping(t, CULPRIT_IDLE, cause);
